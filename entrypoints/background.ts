@@ -1,0 +1,78 @@
+import { browser, type Browser } from 'wxt/browser';
+import { defineBackground } from 'wxt/utils/define-background';
+import { ConversationStore } from '../lib/agent/conversation-store';
+import { createAnthropicClient } from '../lib/agent/model';
+import { RunManager } from '../lib/agent/run-manager';
+import { createAdapters } from '../lib/browser';
+import { onMessage, RUN_EVENTS_PORT, type PortEvent, type PortRequest } from '../lib/protocol';
+import { loadSettings } from '../lib/storage/settings-store';
+import { createBuiltinRegistry } from '../lib/tools';
+
+export default defineBackground(() => {
+  const adapters = createAdapters();
+  // Handlers are registered synchronously (a woken service worker must see the first message);
+  // they wait for the store.
+  const ready = (async () => {
+    const store = await ConversationStore.open();
+    const runs = new RunManager({
+      store,
+      registry: createBuiltinRegistry(),
+      loadSettings,
+      createClient: createAnthropicClient,
+      keepAlive: adapters.keepAlive,
+    });
+    await runs.recoverInterrupted();
+    return { store, runs };
+  })();
+
+  onMessage('listConversations', async () => (await ready).store.list());
+  onMessage('renameConversation', async ({ data }) => {
+    const title = data.title.trim().slice(0, 200);
+    if (title) await (await ready).store.update(data.conversationId, { title });
+  });
+  onMessage('deleteConversation', async ({ data }) => (await ready).runs.delete(data.conversationId));
+  onMessage('sendUserMessage', async ({ data }) => ({
+    conversationId: await (await ready).runs.send(data.conversationId, data.text),
+  }));
+  onMessage('stopRun', async ({ data }) => (await ready).runs.stop(data.conversationId));
+  onMessage('regenerate', async ({ data }) => (await ready).runs.regenerate(data.conversationId));
+  onMessage('continueRun', async ({ data }) => (await ready).runs.continueRun(data.conversationId));
+
+  browser.runtime.onConnect.addListener((port: Browser.runtime.Port) => {
+    if (port.name !== RUN_EVENTS_PORT || port.sender?.id !== browser.runtime.id) return;
+    let unsubscribe = () => {};
+    const post = (msg: PortEvent) => {
+      try {
+        port.postMessage(msg);
+      } catch {
+        unsubscribe();
+      }
+    };
+    port.onMessage.addListener(async (raw: unknown) => {
+      const msg = raw as PortRequest;
+      unsubscribe();
+      unsubscribe = () => {};
+      if (msg.type !== 'attach') return;
+      const { runs } = await ready;
+      const conversationId = msg.conversationId;
+      // Subscribe before the snapshot is read so no event falls between the two.
+      const queued: PortEvent[] = [];
+      let live = false;
+      unsubscribe = runs.subscribe(conversationId, (event) =>
+        live ? post({ conversationId, event }) : queued.push({ conversationId, event }),
+      );
+      const snapshot = await runs.snapshot(conversationId);
+      if (!snapshot) {
+        post({ type: 'missing', conversationId });
+        return;
+      }
+      post({ conversationId, event: { type: 'snapshot', snapshot } });
+      live = true;
+      // An active run's snapshot is read from memory without awaiting, so nothing queued is
+      // missing from it; an idle conversation's queue holds only what followed the read.
+      if (!runs.isRunning(conversationId)) for (const q of queued) post(q);
+      queued.length = 0;
+    });
+    port.onDisconnect.addListener(() => unsubscribe());
+  });
+});

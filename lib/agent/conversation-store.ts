@@ -1,0 +1,126 @@
+import type { Conversation, ConversationSummary, RunState, StoredMessage } from './types';
+import { idleRun } from './types';
+
+type ConversationMeta = Omit<Conversation, 'messages'>;
+interface MessageRecord {
+  conversationId: string;
+  seq: number;
+  message: StoredMessage;
+}
+
+const DB_VERSION = 1;
+const META = 'conversations';
+const MESSAGES = 'messages';
+
+/**
+ * Conversations in IndexedDB. Messages are one record each, so saving a finished step writes
+ * that step only, in the same transaction as the conversation's run state.
+ */
+export class ConversationStore {
+  private constructor(private readonly db: IDBDatabase) {}
+
+  static open(name = 'pagewright', factory: IDBFactory = indexedDB): Promise<ConversationStore> {
+    return new Promise((resolve, reject) => {
+      const req = factory.open(name, DB_VERSION);
+      req.onupgradeneeded = () => {
+        const db = req.result;
+        if (!db.objectStoreNames.contains(META)) {
+          db.createObjectStore(META, { keyPath: 'id' }).createIndex('updatedAt', 'updatedAt');
+        }
+        if (!db.objectStoreNames.contains(MESSAGES)) {
+          db.createObjectStore(MESSAGES, { keyPath: ['conversationId', 'seq'] });
+        }
+      };
+      req.onsuccess = () => resolve(new ConversationStore(req.result));
+      req.onerror = () => reject(req.error);
+    });
+  }
+
+  close() {
+    this.db.close();
+  }
+
+  async create(roundCap: number, title = ''): Promise<Conversation> {
+    const now = Date.now();
+    const meta: ConversationMeta = { id: newId(), title, createdAt: now, updatedAt: now, run: idleRun(roundCap) };
+    await this.tx([META], 'readwrite', (t) => t.objectStore(META).put(meta));
+    return { ...meta, messages: [] };
+  }
+
+  async get(id: string): Promise<Conversation | undefined> {
+    let meta: ConversationMeta | undefined;
+    let records: MessageRecord[] = [];
+    await this.tx([META, MESSAGES], 'readonly', (t) => {
+      req<ConversationMeta | undefined>(t.objectStore(META).get(id), (v) => (meta = v));
+      req<MessageRecord[]>(t.objectStore(MESSAGES).getAll(messageRange(id)), (v) => (records = v));
+    });
+    if (!meta) return undefined;
+    return { ...meta, messages: records.sort((a, b) => a.seq - b.seq).map((r) => r.message) };
+  }
+
+  async list(): Promise<ConversationSummary[]> {
+    let metas: ConversationMeta[] = [];
+    await this.tx([META], 'readonly', (t) => req<ConversationMeta[]>(t.objectStore(META).getAll(), (v) => (metas = v)));
+    return metas
+      .sort((a, b) => b.updatedAt - a.updatedAt)
+      .map(({ id, title, updatedAt, run }) => ({ id, title, updatedAt, status: run.status }));
+  }
+
+  /** Saves message number `seq` and, atomically with it, the conversation's run state. */
+  async append(id: string, seq: number, message: StoredMessage, patch: Partial<ConversationMeta> = {}): Promise<void> {
+    await this.tx([META, MESSAGES], 'readwrite', (t) => {
+      t.objectStore(MESSAGES).put({ conversationId: id, seq, message } satisfies MessageRecord);
+      this.patchIn(t, id, { ...patch, updatedAt: Date.now() });
+    });
+  }
+
+  /** Drops messages from `fromSeq` on (regenerate). */
+  async truncate(id: string, fromSeq: number, patch: Partial<ConversationMeta> = {}): Promise<void> {
+    await this.tx([META, MESSAGES], 'readwrite', (t) => {
+      t.objectStore(MESSAGES).delete(IDBKeyRange.bound([id, fromSeq], [id, Infinity]));
+      this.patchIn(t, id, { ...patch, updatedAt: Date.now() });
+    });
+  }
+
+  async update(id: string, patch: Partial<Pick<ConversationMeta, 'title' | 'run'>>): Promise<void> {
+    await this.tx([META], 'readwrite', (t) => this.patchIn(t, id, patch));
+  }
+
+  async setRun(id: string, run: RunState): Promise<void> {
+    await this.update(id, { run });
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.tx([META, MESSAGES], 'readwrite', (t) => {
+      t.objectStore(META).delete(id);
+      t.objectStore(MESSAGES).delete(messageRange(id));
+    });
+  }
+
+  private patchIn(t: IDBTransaction, id: string, patch: Partial<ConversationMeta>) {
+    const store = t.objectStore(META);
+    req<ConversationMeta | undefined>(store.get(id), (meta) => {
+      if (meta) store.put({ ...meta, ...patch, id });
+    });
+  }
+
+  private tx(stores: string[], mode: IDBTransactionMode, body: (t: IDBTransaction) => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const t = this.db.transaction(stores, mode);
+      t.oncomplete = () => resolve();
+      t.onerror = () => reject(t.error);
+      t.onabort = () => reject(t.error ?? new Error('transaction aborted'));
+      body(t);
+    });
+  }
+}
+
+function req<T>(r: IDBRequest, onValue: (v: T) => void) {
+  r.onsuccess = () => onValue(r.result as T);
+}
+
+const messageRange = (id: string) => IDBKeyRange.bound([id, 0], [id, Infinity]);
+
+function newId(): string {
+  return crypto.randomUUID();
+}

@@ -1,0 +1,71 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { ContentBlock, StoredMessage } from './types';
+
+/** The conversation as the Messages API wants it; optionally marks the latest turn for caching. */
+export function toApiMessages(
+  messages: readonly StoredMessage[],
+  { cacheLatestTurn = false } = {},
+): Anthropic.MessageParam[] {
+  const out: Anthropic.MessageParam[] = [];
+  for (const m of messages) {
+    const prev = out[out.length - 1];
+    // Two user turns in a row (a message sent after an error) are one turn to the API.
+    if (prev && prev.role === m.role) {
+      prev.content = [...(prev.content as ContentBlock[]), ...m.content];
+    } else {
+      out.push({ role: m.role, content: m.content.slice() });
+    }
+  }
+  if (cacheLatestTurn) {
+    const last = out[out.length - 1];
+    const blocks = last?.content as ContentBlock[] | undefined;
+    if (blocks?.length) blocks[blocks.length - 1] = { ...blocks[blocks.length - 1]!, cache_control: { type: 'ephemeral' } };
+  }
+  return out;
+}
+
+export const isToolResultMessage = (m: StoredMessage) =>
+  m.role === 'user' && m.content.length > 0 && m.content.every((b) => b.type === 'tool_result');
+
+/**
+ * A run cut short (worker killed, browser closed) can leave tool calls without results, which
+ * the API refuses. They get an error result instead of being re-run: a tool may have acted.
+ */
+export function repairDanglingToolUse(messages: StoredMessage[], reason: string): StoredMessage | undefined {
+  const last = messages[messages.length - 1];
+  if (!last || last.role !== 'assistant') return undefined;
+  const calls = last.content.filter((b): b is Anthropic.ToolUseBlockParam => b.type === 'tool_use');
+  if (!calls.length) return undefined;
+  return {
+    role: 'user',
+    at: Date.now(),
+    content: calls.map((c) => ({ type: 'tool_result', tool_use_id: c.id, content: reason, is_error: true })),
+  };
+}
+
+/** Index just after the user's latest own message: what "regenerate" keeps. */
+export function regenerateCut(messages: readonly StoredMessage[]): number | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === 'user' && !isToolResultMessage(m)) return i + 1;
+  }
+  return undefined;
+}
+
+/** Does the conversation end where the model owes a reply? */
+export function awaitsModel(messages: readonly StoredMessage[]): boolean {
+  const last = messages[messages.length - 1];
+  return !!last && last.role === 'user';
+}
+
+export function titleFrom(text: string): string {
+  const line = text.trim().split('\n')[0]!.replace(/\s+/g, ' ');
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line;
+}
+
+export function messageText(m: StoredMessage): string {
+  return m.content
+    .filter((b): b is Anthropic.TextBlockParam => b.type === 'text')
+    .map((b) => b.text)
+    .join('\n\n');
+}

@@ -1,0 +1,46 @@
+import Anthropic from '@anthropic-ai/sdk';
+
+export interface ModelRequest {
+  model: string;
+  maxTokens: number;
+  system: Anthropic.TextBlockParam[];
+  tools: Anthropic.ToolUnion[];
+  messages: Anthropic.MessageParam[];
+}
+
+/** The one thing the loop needs from a model provider: a stream of Messages API events. */
+export interface ModelClient {
+  stream(request: ModelRequest, signal: AbortSignal): Promise<AsyncIterable<Anthropic.RawMessageStreamEvent>>;
+}
+
+export interface ModelEndpoint {
+  apiKey: string;
+  baseUrl: string;
+}
+
+export function createAnthropicClient({ apiKey, baseUrl }: ModelEndpoint): ModelClient {
+  const client = new Anthropic({
+    apiKey,
+    baseURL: baseUrl.replace(/\/+$/, ''),
+    // The key belongs to the user and is only sent to the endpoint they configured.
+    dangerouslyAllowBrowser: true,
+    // Retries are ours, so the UI can show the countdown.
+    maxRetries: 0,
+    timeout: 10 * 60 * 1000,
+  });
+  return {
+    async stream(req, signal) {
+      return client.messages.create(
+        {
+          model: req.model,
+          max_tokens: req.maxTokens,
+          system: req.system,
+          tools: req.tools,
+          messages: req.messages,
+          stream: true,
+        },
+        { signal },
+      );
+    },
+  };
+}

@@ -1,0 +1,301 @@
+import type { Settings } from '../settings';
+import { TaskBoards } from '../tools/task-board';
+import type { ToolRegistry } from '../tools/registry';
+import type { ConversationStore } from './conversation-store';
+import { runLoop, type LoopHooks, type LoopOutcome } from './loop';
+import { awaitsModel, regenerateCut, repairDanglingToolUse, titleFrom } from './messages';
+import type { ModelClient, ModelEndpoint } from './model';
+import { systemPrompt } from './system-prompt';
+import {
+  emptyUsage,
+  type Conversation,
+  type ConversationSnapshot,
+  type DraftBlock,
+  type RunEvent,
+  type RunState,
+  type StoredMessage,
+  type ToolCallStatus,
+} from './types';
+
+export interface KeepAlive {
+  acquire(): void;
+  release(): void;
+}
+
+export interface RunManagerDeps {
+  store: ConversationStore;
+  registry: ToolRegistry;
+  loadSettings(): Promise<Settings>;
+  createClient(endpoint: ModelEndpoint): ModelClient;
+  keepAlive?: KeepAlive;
+  now?: () => Date;
+}
+
+interface ActiveRun {
+  conversation: Conversation;
+  controller: AbortController;
+  draft: DraftBlock[] | null;
+  toolStatus: Record<string, ToolCallStatus>;
+  done: Promise<void>;
+}
+
+export const MAX_USER_MESSAGE_CHARS = 200_000;
+const INTERRUPTED_TOOL =
+  'This tool call was interrupted: the browser stopped the extension before it finished, so its result is unknown. Check the state and call it again if it is still needed.';
+
+/** Owns every run: starts, streams, persists step by step, stops, and lets UIs attach. */
+export class RunManager {
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly listeners = new Map<string, Set<(ev: RunEvent) => void>>();
+  readonly tasks = new TaskBoards((id, tasks) => this.emit(id, { type: 'tasks', tasks }));
+
+  constructor(private readonly deps: RunManagerDeps) {}
+
+  subscribe(conversationId: string, listener: (ev: RunEvent) => void): () => void {
+    let set = this.listeners.get(conversationId);
+    if (!set) this.listeners.set(conversationId, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  isRunning(conversationId: string) {
+    return this.active.has(conversationId);
+  }
+
+  /** Waits for the conversation's current run, if any (tests and benchmarks). */
+  async settled(conversationId: string) {
+    await this.active.get(conversationId)?.done;
+  }
+
+  async snapshot(conversationId: string): Promise<ConversationSnapshot | undefined> {
+    const run = this.active.get(conversationId);
+    const conversation = run?.conversation ?? (await this.deps.store.get(conversationId));
+    if (!conversation) return undefined;
+    return {
+      conversation: { ...conversation, messages: conversation.messages.slice() },
+      draft: run?.draft ?? null,
+      toolStatus: { ...(run?.toolStatus ?? {}) },
+      tasks: this.tasks.peek(conversationId),
+    };
+  }
+
+  /** Adds the user's message and starts a run; creates the conversation when there is none yet. */
+  async send(conversationId: string | undefined, text: string): Promise<string> {
+    const trimmed = text.trim();
+    if (!trimmed) throw new Error('The message is empty.');
+    if (trimmed.length > MAX_USER_MESSAGE_CHARS) {
+      throw new Error(`The message is too long (${trimmed.length} characters; the limit is ${MAX_USER_MESSAGE_CHARS}).`);
+    }
+    const settings = await this.deps.loadSettings();
+    let conversation = conversationId ? await this.deps.store.get(conversationId) : undefined;
+    if (conversationId && !conversation) throw new Error('This conversation no longer exists.');
+    if (conversation && this.active.has(conversation.id)) throw new Error('A run is already active in this conversation.');
+    conversation ??= await this.deps.store.create(settings.roundCap);
+    await this.repair(conversation);
+    if (!conversation.title) {
+      conversation.title = titleFrom(trimmed);
+      await this.deps.store.update(conversation.id, { title: conversation.title });
+      this.emit(conversation.id, { type: 'title', title: conversation.title });
+    }
+    await this.append(conversation, { role: 'user', content: [{ type: 'text', text: trimmed }], at: Date.now() });
+    this.start(conversation, settings);
+    return conversation.id;
+  }
+
+  /** Continues after the round cap, an interruption or an error. */
+  async continueRun(conversationId: string): Promise<void> {
+    if (this.active.has(conversationId)) return;
+    const conversation = await this.deps.store.get(conversationId);
+    if (!conversation) throw new Error('This conversation no longer exists.');
+    await this.repair(conversation);
+    const settings = await this.deps.loadSettings();
+    if (awaitsModel(conversation.messages)) {
+      this.start(conversation, settings);
+    } else {
+      await this.setRun(conversation, { ...conversation.run, status: 'done', error: undefined });
+    }
+  }
+
+  async regenerate(conversationId: string): Promise<void> {
+    if (this.active.has(conversationId)) throw new Error('Stop the current run first.');
+    const conversation = await this.deps.store.get(conversationId);
+    if (!conversation) throw new Error('This conversation no longer exists.');
+    const cut = regenerateCut(conversation.messages);
+    if (cut === undefined) throw new Error('There is no message to answer again.');
+    conversation.messages.length = cut;
+    await this.deps.store.truncate(conversationId, cut);
+    this.emit(conversationId, { type: 'messages_replaced', messages: conversation.messages.slice() });
+    this.start(conversation, await this.deps.loadSettings());
+  }
+
+  stop(conversationId: string) {
+    this.active.get(conversationId)?.controller.abort();
+  }
+
+  async delete(conversationId: string) {
+    this.stop(conversationId);
+    await this.settled(conversationId);
+    this.tasks.drop(conversationId);
+    await this.deps.store.delete(conversationId);
+  }
+
+  /** After a restart, a run recorded as running was cut off: say so, so one click continues it. */
+  async recoverInterrupted(): Promise<string[]> {
+    const recovered: string[] = [];
+    for (const summary of await this.deps.store.list()) {
+      if ((summary.status === 'running' || summary.status === 'retrying') && !this.active.has(summary.id)) {
+        const conversation = await this.deps.store.get(summary.id);
+        if (!conversation) continue;
+        const { retry: _r, ...rest } = conversation.run;
+        await this.deps.store.setRun(summary.id, { ...rest, status: 'interrupted' });
+        recovered.push(summary.id);
+      }
+    }
+    return recovered;
+  }
+
+  private async repair(conversation: Conversation) {
+    const fix = repairDanglingToolUse(conversation.messages, INTERRUPTED_TOOL);
+    if (fix) await this.append(conversation, fix);
+  }
+
+  private async append(conversation: Conversation, message: StoredMessage) {
+    conversation.messages.push(message);
+    await this.persistLast(conversation, message);
+  }
+
+  private async persistLast(conversation: Conversation, message: StoredMessage) {
+    await this.deps.store.append(conversation.id, conversation.messages.length - 1, message, { run: conversation.run });
+    this.emit(conversation.id, { type: 'message', message });
+  }
+
+  private start(conversation: Conversation, settings: Settings) {
+    const controller = new AbortController();
+    const run: ActiveRun = { conversation, controller, draft: null, toolStatus: {}, done: Promise.resolve() };
+    this.active.set(conversation.id, run);
+    this.deps.keepAlive?.acquire();
+    run.done = this.execute(run, settings).finally(() => {
+      this.active.delete(conversation.id);
+      this.deps.keepAlive?.release();
+    });
+  }
+
+  private async execute(active: ActiveRun, settings: Settings) {
+    const { conversation, controller } = active;
+    const state: RunState = {
+      status: 'running',
+      round: 0,
+      roundCap: settings.roundCap,
+      usage: emptyUsage(),
+      startedAt: Date.now(),
+    };
+    await this.setRun(conversation, state);
+    if (!settings.apiKey) {
+      await this.finish(conversation, state, { kind: 'error', error: { kind: 'config', message: 'No API key is set.' } });
+      return;
+    }
+    const id = conversation.id;
+    const hooks: LoopHooks = {
+      draftReset: () => {
+        active.draft = [];
+        this.emit(id, { type: 'draft_reset' });
+      },
+      draftBlock: (index, block) => {
+        (active.draft ??= [])[index] = { ...block };
+        this.emit(id, { type: 'draft_block', index, block });
+      },
+      draftText: (index, text) => {
+        const b = active.draft?.[index];
+        if (b) b.text += text;
+        this.emit(id, { type: 'draft_text', index, text });
+      },
+      draftInput: (index, json) => {
+        const b = active.draft?.[index];
+        if (b) b.inputJson = (b.inputJson ?? '') + json;
+        this.emit(id, { type: 'draft_input', index, json });
+      },
+      commit: async (message) => {
+        if (message.role === 'assistant') active.draft = null;
+        await this.persistLast(conversation, message);
+      },
+      toolStatus: (toolId, status) => {
+        active.toolStatus[toolId] = status;
+        this.emit(id, { type: 'tool_status', id: toolId, status });
+      },
+      usage: (u) => {
+        state.usage.input += u.input;
+        state.usage.output += u.output;
+        state.usage.cacheRead += u.cacheRead;
+        state.usage.cacheWrite += u.cacheWrite;
+        this.emitRun(conversation, state);
+      },
+      round: (n) => {
+        state.round = n;
+        this.emitRun(conversation, state);
+      },
+      retrying: (info) => {
+        state.status = info ? 'retrying' : 'running';
+        if (info) state.retry = info;
+        else delete state.retry;
+        this.emitRun(conversation, state);
+      },
+    };
+    let outcome: LoopOutcome;
+    try {
+      outcome = await runLoop(
+        {
+          client: this.deps.createClient({ apiKey: settings.apiKey, baseUrl: settings.baseUrl }),
+          registry: this.deps.registry,
+          toolContext: { conversationId: id, tasks: this.tasks.for(id) },
+          system: systemPrompt(this.deps.now?.() ?? new Date()),
+          model: settings.model,
+          maxTokens: settings.maxTokens,
+          roundCap: settings.roundCap,
+          messages: conversation.messages,
+          signal: controller.signal,
+        },
+        hooks,
+      );
+    } catch (e) {
+      outcome = { kind: 'error', error: { kind: 'other', message: e instanceof Error ? e.message : String(e) } };
+    }
+    active.draft = null;
+    this.emit(id, { type: 'draft_reset' });
+    await this.finish(conversation, state, outcome);
+  }
+
+  private async finish(conversation: Conversation, state: RunState, outcome: LoopOutcome) {
+    delete state.retry;
+    state.endedAt = Date.now();
+    if (outcome.kind === 'error') {
+      state.status = 'error';
+      state.error = outcome.error;
+    } else {
+      state.status = outcome.kind === 'round_cap' ? 'awaiting_continue' : outcome.kind;
+    }
+    await this.setRun(conversation, state);
+  }
+
+  private async setRun(conversation: Conversation, run: RunState) {
+    conversation.run = structuredClone(run);
+    await this.deps.store.setRun(conversation.id, conversation.run);
+    this.emit(conversation.id, { type: 'run', run: conversation.run });
+  }
+
+  private emitRun(conversation: Conversation, run: RunState) {
+    conversation.run = structuredClone(run);
+    this.emit(conversation.id, { type: 'run', run: conversation.run });
+  }
+
+  private emit(conversationId: string, event: RunEvent) {
+    const set = this.listeners.get(conversationId);
+    if (!set) return;
+    for (const l of set) {
+      try {
+        l(event);
+      } catch {
+        // A UI that went away must not break the run.
+      }
+    }
+  }
+}

@@ -1,0 +1,22 @@
+import { defineExtensionMessaging } from '@webext-core/messaging';
+import type { ConversationSummary, RunEvent } from './agent/types';
+
+/** Every request the UI pages can make of the background, in one place. */
+export interface ProtocolMap {
+  listConversations(): ConversationSummary[];
+  renameConversation(data: { conversationId: string; title: string }): void;
+  deleteConversation(data: { conversationId: string }): void;
+  /** Creates the conversation when conversationId is absent; answers with its id. */
+  sendUserMessage(data: { conversationId?: string; text: string }): { conversationId: string };
+  stopRun(data: { conversationId: string }): void;
+  regenerate(data: { conversationId: string }): void;
+  continueRun(data: { conversationId: string }): void;
+}
+
+export const { sendMessage, onMessage } = defineExtensionMessaging<ProtocolMap>();
+
+/** The long-lived port that streams run events to an attached popup (or side panel). */
+export const RUN_EVENTS_PORT = 'pagewright:run-events';
+
+export type PortRequest = { type: 'attach'; conversationId: string } | { type: 'detach' };
+export type PortEvent = { conversationId: string; event: RunEvent } | { type: 'missing'; conversationId: string };

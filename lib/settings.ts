@@ -1,0 +1,96 @@
+import * as v from 'valibot';
+
+export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
+export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+export const SETTINGS_VERSION = 1;
+
+const httpUrl = v.pipe(
+  v.string(),
+  v.trim(),
+  v.nonEmpty('settings_error_url_empty'),
+  v.check((s) => {
+    try {
+      const u = new URL(s);
+      return u.protocol === 'https:' || u.protocol === 'http:';
+    } catch {
+      return false;
+    }
+  }, 'settings_error_url_invalid'),
+);
+
+/** Error messages are i18n keys, so the options page can show them in the user's language. */
+export const SettingsSchema = v.object({
+  version: v.literal(SETTINGS_VERSION),
+  apiKey: v.pipe(v.string(), v.trim(), v.nonEmpty('settings_error_key_empty')),
+  baseUrl: httpUrl,
+  model: v.pipe(
+    v.string(),
+    v.trim(),
+    v.nonEmpty('settings_error_model_empty'),
+    v.regex(/^[\w.:@/-]+$/, 'settings_error_model_invalid'),
+  ),
+  maxTokens: v.pipe(
+    v.number('settings_error_max_tokens'),
+    v.integer('settings_error_max_tokens'),
+    v.minValue(1, 'settings_error_max_tokens'),
+    v.maxValue(128_000, 'settings_error_max_tokens'),
+  ),
+  roundCap: v.pipe(
+    v.number('settings_error_round_cap'),
+    v.integer('settings_error_round_cap'),
+    v.minValue(1, 'settings_error_round_cap'),
+    v.maxValue(1000, 'settings_error_round_cap'),
+  ),
+});
+
+export type Settings = v.InferOutput<typeof SettingsSchema>;
+export type SettingsField = Exclude<keyof Settings, 'version'>;
+
+export const defaultSettings = (): Settings => ({
+  version: SETTINGS_VERSION,
+  apiKey: '',
+  baseUrl: DEFAULT_BASE_URL,
+  model: DEFAULT_MODEL,
+  maxTokens: 8192,
+  roundCap: 50,
+});
+
+/**
+ * Upgrades whatever an older version stored. Unknown or broken values fall back to defaults
+ * field by field, so an update never loses the user's key.
+ */
+export function migrateSettings(stored: unknown): Settings {
+  const base = defaultSettings();
+  if (!stored || typeof stored !== 'object') return base;
+  const s = stored as Record<string, unknown>;
+  const merged: Record<string, unknown> = { ...base };
+  for (const key of Object.keys(base) as (keyof Settings)[]) {
+    if (key === 'version') continue;
+    const fieldSchema = SettingsSchema.entries[key];
+    if (key === 'apiKey') {
+      if (typeof s.apiKey === 'string') merged.apiKey = s.apiKey;
+      continue;
+    }
+    const r = v.safeParse(fieldSchema, s[key]);
+    if (r.success) merged[key] = r.output;
+  }
+  return merged as Settings;
+}
+
+export type SettingsErrors = Partial<Record<SettingsField, string>>;
+
+/** Validates a form's values; on failure returns one i18n message key per invalid field. */
+export function validateSettings(
+  input: unknown,
+): { ok: true; settings: Settings } | { ok: false; errors: SettingsErrors } {
+  const r = v.safeParse(SettingsSchema, input, { abortPipeEarly: true });
+  if (r.success) return { ok: true, settings: r.output };
+  const errors: SettingsErrors = {};
+  for (const issue of r.issues) {
+    const key = issue.path?.[0]?.key as SettingsField | undefined;
+    if (key && !errors[key]) errors[key] = issue.message;
+  }
+  return { ok: false, errors };
+}
+
+export const SETTINGS_STORAGE_KEY = 'settings';

@@ -1,0 +1,117 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import { toJsonSchema } from '@valibot/to-json-schema';
+import * as v from 'valibot';
+import type { TaskBoard } from './task-board';
+
+export interface ToolContext {
+  conversationId: string;
+  /** Aborted when the user stops the run; handlers pass it to anything slow they start. */
+  signal: AbortSignal;
+  tasks: TaskBoard;
+}
+
+type AnySchema = v.GenericSchema<unknown, unknown>;
+
+export interface ToolDefinition<S extends AnySchema = AnySchema> {
+  name: string;
+  description: string;
+  input: S;
+  /** Largest accepted input, as JSON text; bigger calls are refused before validation. */
+  maxInputChars?: number;
+  run(input: v.InferOutput<S>, ctx: ToolContext): Promise<unknown> | unknown;
+}
+
+/** An error whose message is meant for the model: it says what went wrong and what to do. */
+export class ToolError extends Error {
+  override name = 'ToolError';
+}
+
+export const defineTool = <S extends AnySchema>(def: ToolDefinition<S>): ToolDefinition<S> => def;
+
+export interface ToolOutcome {
+  content: string;
+  isError: boolean;
+}
+
+const DEFAULT_MAX_INPUT_CHARS = 200_000;
+
+export class ToolRegistry {
+  private readonly tools = new Map<string, ToolDefinition>();
+  private modelToolsCache: Anthropic.Tool[] | null = null;
+
+  constructor(tools: readonly ToolDefinition<any>[]) {
+    for (const t of tools) {
+      if (this.tools.has(t.name)) throw new Error(`duplicate tool name ${t.name}`);
+      this.tools.set(t.name, t as ToolDefinition);
+    }
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  /** The tool list the model sees: its JSON schemas are generated from the valibot schemas. */
+  modelTools(): Anthropic.Tool[] {
+    this.modelToolsCache ??= [...this.tools.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: toModelSchema(t.input),
+    }));
+    return this.modelToolsCache;
+  }
+
+  async call(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+    const tool = this.tools.get(name);
+    if (!tool) {
+      return fail(`Unknown tool "${name}". Available tools: ${this.names().join(', ')}.`);
+    }
+    const parsed = v.safeParse(tool.input, rawInput ?? {});
+    if (!parsed.success) return fail(describeIssues(name, parsed.issues, tool.input));
+    const size = JSON.stringify(rawInput ?? {}).length;
+    const max = tool.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
+    if (size > max) {
+      return fail(`Invalid arguments for ${name}: the input is ${size} characters; the limit is ${max}.`);
+    }
+    try {
+      const result = await tool.run(parsed.output, ctx);
+      return { content: typeof result === 'string' ? result : JSON.stringify(result), isError: false };
+    } catch (e) {
+      if (ctx.signal.aborted) return fail('Stopped by the user before this tool finished.');
+      if (e instanceof ToolError) return fail(e.message);
+      return fail(`${name} failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+}
+
+const fail = (content: string): ToolOutcome => ({ content, isError: true });
+
+function toModelSchema(schema: AnySchema): Anthropic.Tool.InputSchema {
+  // Checks that JSON Schema cannot express (custom predicates) are still enforced by valibot.
+  const { $schema: _ignored, ...json } = toJsonSchema(schema, { errorMode: 'ignore' }) as Record<string, unknown>;
+  return { type: 'object', ...json } as Anthropic.Tool.InputSchema;
+}
+
+/** Turns valibot issues into one sentence per problem, naming the argument and what was expected. */
+export function describeIssues(tool: string, issues: readonly v.BaseIssue<unknown>[], schema: AnySchema): string {
+  const accepted = schema.type === 'object' || schema.type === 'strict_object'
+    ? Object.keys((schema as unknown as v.ObjectSchema<v.ObjectEntries, undefined>).entries)
+    : [];
+  const lines = issues.slice(0, 5).map((issue) => {
+    const path = issue.path?.map((p) => String(p.key)).join('.') ?? '';
+    if (issue.input === undefined && path) {
+      return `"${path}" is required (${expectation(issue)})`;
+    }
+    if (issue.type === 'strict_object' && path) {
+      return `unknown argument "${path}"; accepted arguments: ${accepted.join(', ') || 'none'}`;
+    }
+    if (!path && (issue.type === 'object' || issue.type === 'strict_object')) {
+      return `the input must be a JSON object with arguments ${accepted.join(', ') || '(none)'}`;
+    }
+    return `"${path}": ${issue.message}`;
+  });
+  return `Invalid arguments for ${tool}: ${lines.join('; ')}.`;
+}
+
+function expectation(issue: v.BaseIssue<unknown>): string {
+  return issue.expected ? `expected ${issue.expected}` : issue.message;
+}

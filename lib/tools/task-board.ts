@@ -1,0 +1,66 @@
+import type { Task } from '../agent/types';
+
+/**
+ * One conversation's task list. The contract says task data is not persisted, so it lives in
+ * memory only; listeners let the popup show it live.
+ */
+export class TaskBoard {
+  private tasks: Task[] = [];
+  private nextId = 1;
+
+  constructor(private readonly onChange: (tasks: Task[]) => void = () => {}) {}
+
+  list(): Task[] {
+    return this.tasks.map((t) => ({ ...t }));
+  }
+
+  get(id: string): Task | undefined {
+    return this.tasks.find((t) => t.task_id === id);
+  }
+
+  create(subject: string, description?: string): Task {
+    const task: Task = { task_id: String(this.nextId++), subject, status: 'pending' };
+    if (description !== undefined) task.description = description;
+    this.tasks.push(task);
+    this.changed();
+    return { ...task };
+  }
+
+  update(id: string, patch: Partial<Omit<Task, 'task_id'>>): Task | undefined {
+    const task = this.get(id);
+    if (!task) return undefined;
+    for (const [k, val] of Object.entries(patch)) {
+      if (val !== undefined) (task as unknown as Record<string, unknown>)[k] = val;
+    }
+    this.changed();
+    return { ...task };
+  }
+
+  private changed() {
+    this.onChange(this.list());
+  }
+}
+
+/** Task boards by conversation id. */
+export class TaskBoards {
+  private readonly boards = new Map<string, TaskBoard>();
+
+  constructor(private readonly onChange: (conversationId: string, tasks: Task[]) => void = () => {}) {}
+
+  for(conversationId: string): TaskBoard {
+    let board = this.boards.get(conversationId);
+    if (!board) {
+      board = new TaskBoard((tasks) => this.onChange(conversationId, tasks));
+      this.boards.set(conversationId, board);
+    }
+    return board;
+  }
+
+  peek(conversationId: string): Task[] {
+    return this.boards.get(conversationId)?.list() ?? [];
+  }
+
+  drop(conversationId: string) {
+    this.boards.delete(conversationId);
+  }
+}

@@ -1,0 +1,69 @@
+import * as v from 'valibot';
+import { defineTool, ToolError } from './registry';
+
+const SUBJECT_MAX = 200;
+const DESCRIPTION_MAX = 4000;
+
+const subject = v.pipe(
+  v.string(),
+  v.trim(),
+  v.nonEmpty('must not be empty'),
+  v.maxLength(SUBJECT_MAX, `must be at most ${SUBJECT_MAX} characters; put details in "description"`),
+);
+const description = v.pipe(
+  v.string(),
+  v.maxLength(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`),
+);
+const status = v.picklist(
+  ['pending', 'in_progress', 'completed'],
+  'must be one of "pending", "in_progress", "completed"',
+);
+
+export const createTask = defineTool({
+  name: 'create_task',
+  description:
+    'Add a task to this conversation\'s task list, to track your own progress through multi-step work. ' +
+    'Returns the new task with its task_id (status starts as "pending"). The list is kept in memory only.',
+  input: v.strictObject({
+    subject: v.pipe(subject, v.description('Short task title')),
+    description: v.optional(v.pipe(description, v.description('Detailed description'))),
+  }),
+  run({ subject, description }, ctx) {
+    return ctx.tasks.create(subject, description);
+  },
+});
+
+export const updateTask = defineTool({
+  name: 'update_task',
+  description:
+    'Change a task: its status ("pending", "in_progress", "completed"), subject or description. ' +
+    'Returns the updated task.',
+  input: v.strictObject({
+    task_id: v.pipe(v.string(), v.nonEmpty('must not be empty'), v.description('Task id from create_task or list_tasks')),
+    status: v.optional(v.pipe(status, v.description('"pending" / "in_progress" / "completed"'))),
+    subject: v.optional(v.pipe(subject, v.description('New title'))),
+    description: v.optional(v.pipe(description, v.description('New description'))),
+  }),
+  run({ task_id, ...patch }, ctx) {
+    const task = ctx.tasks.update(task_id, patch);
+    if (!task) {
+      const known = ctx.tasks.list().map((t) => t.task_id);
+      throw new ToolError(
+        `No task with task_id "${task_id}". ` +
+          (known.length ? `Existing task ids: ${known.join(', ')}.` : 'The task list is empty; create a task first.'),
+      );
+    }
+    return task;
+  },
+});
+
+export const listTasks = defineTool({
+  name: 'list_tasks',
+  description: 'List all tasks of this conversation with their task_id, subject and status.',
+  input: v.strictObject({}),
+  run(_input, ctx) {
+    return ctx.tasks.list().map(({ task_id, subject, status }) => ({ task_id, subject, status }));
+  },
+});
+
+export const taskTools = [createTask, updateTask, listTasks];

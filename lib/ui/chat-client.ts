@@ -1,0 +1,16 @@
+import type { ConversationSummary } from '../agent/types';
+import type { PortEvent } from '../protocol';
+
+/** What the chat UI needs from the background; the extension and component tests each supply one. */
+export interface ChatClient {
+  /** Streams a conversation's events (a snapshot first); re-attaches by itself after a disconnect. */
+  attach(conversationId: string, onEvent: (e: PortEvent) => void, onConnection?: (connected: boolean) => void): () => void;
+  send(conversationId: string | undefined, text: string): Promise<string>;
+  stop(conversationId: string): Promise<void>;
+  regenerate(conversationId: string): Promise<void>;
+  continueRun(conversationId: string): Promise<void>;
+  list(): Promise<ConversationSummary[]>;
+  rename(conversationId: string, title: string): Promise<void>;
+  remove(conversationId: string): Promise<void>;
+  openSettings(): void;
+}

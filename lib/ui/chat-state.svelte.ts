@@ -1,0 +1,80 @@
+import type { DraftBlock, RunEvent, RunState, StoredMessage, Task, ToolCallStatus } from '../agent/types';
+
+/** The attached conversation as the UI sees it, rebuilt from the background's events. */
+export class ChatState {
+  conversationId = $state<string | undefined>(undefined);
+  title = $state('');
+  messages = $state.raw<StoredMessage[]>([]);
+  draft = $state<DraftBlock[] | null>(null);
+  toolStatus = $state<Record<string, ToolCallStatus>>({});
+  run = $state<RunState | null>(null);
+  tasks = $state.raw<Task[]>([]);
+  /** False until the first snapshot after attaching (and while reconnecting). */
+  loaded = $state(false);
+
+  running = $derived(this.run?.status === 'running' || this.run?.status === 'retrying');
+
+  reset(conversationId?: string) {
+    this.conversationId = conversationId;
+    this.title = '';
+    this.messages = [];
+    this.draft = null;
+    this.toolStatus = {};
+    this.run = null;
+    this.tasks = [];
+    this.loaded = conversationId === undefined;
+  }
+
+  apply(ev: RunEvent) {
+    switch (ev.type) {
+      case 'snapshot': {
+        const { conversation, draft, toolStatus, tasks } = ev.snapshot;
+        this.conversationId = conversation.id;
+        this.title = conversation.title;
+        this.messages = conversation.messages;
+        this.draft = draft;
+        this.toolStatus = toolStatus;
+        this.run = conversation.run;
+        this.tasks = tasks;
+        this.loaded = true;
+        break;
+      }
+      case 'draft_reset':
+        this.draft = null;
+        break;
+      case 'draft_block':
+        (this.draft ??= [])[ev.index] = { ...ev.block };
+        break;
+      case 'draft_text': {
+        const b = this.draft?.[ev.index];
+        if (b) b.text += ev.text;
+        break;
+      }
+      case 'draft_input': {
+        const b = this.draft?.[ev.index];
+        if (b) b.inputJson = (b.inputJson ?? '') + ev.json;
+        break;
+      }
+      case 'message':
+        this.messages = [...this.messages, ev.message];
+        if (ev.message.role === 'assistant') this.draft = null;
+        break;
+      case 'messages_replaced':
+        this.messages = ev.messages;
+        this.draft = null;
+        break;
+      case 'tool_status':
+        this.toolStatus[ev.id] = ev.status;
+        break;
+      case 'run':
+        this.run = ev.run;
+        break;
+      case 'tasks':
+        this.tasks = ev.tasks;
+        break;
+      case 'title':
+        this.title = ev.title;
+        break;
+    }
+  }
+}

@@ -1,0 +1,228 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local fake of the Anthropic Messages API: real SSE streams (message_start,
+ * content_block_start/delta/stop, message_delta, message_stop), tool_use blocks, HTTP errors,
+ * broken and stalled streams. Tests script it reply by reply; it records every request.
+ */
+
+export type ScriptBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; name: string; input: unknown; id?: string; rawJson?: string };
+
+export interface Gate {
+  promise: Promise<void>;
+  open(): void;
+}
+
+export interface ScriptedReply {
+  content?: ScriptBlock[];
+  stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';
+  usage?: Partial<{ input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }>;
+  /** Milliseconds between SSE events. */
+  delayMs?: number;
+  /** Characters per text/JSON delta. */
+  chunk?: number;
+  /** Close the connection after this many events (a stream that breaks mid-reply). */
+  breakAfter?: number;
+  /** Send an SSE `error` event of this type after this many events. */
+  sseErrorAfter?: { events: number; type: string; message: string };
+  /** Stop after this many events until the gate opens. */
+  pause?: { afterEvents: number; gate: Gate };
+  /** Answer with an HTTP error instead of a stream. */
+  error?: { status: number; type: string; message: string; headers?: Record<string, string> };
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: any;
+  aborted: boolean;
+  at: number;
+}
+
+export const text = (t: string, extra: Partial<ScriptedReply> = {}): ScriptedReply => ({ content: [{ type: 'text', text: t }], ...extra });
+export const toolCall = (name: string, input: unknown, extra: Partial<ScriptedReply> = {}): ScriptedReply => ({
+  content: [{ type: 'tool_use', name, input }],
+  ...extra,
+});
+
+export function gate(): Gate {
+  let open!: () => void;
+  const promise = new Promise<void>((r) => (open = r));
+  return { promise, open };
+}
+
+export class FakeAnthropic {
+  readonly requests: RecordedRequest[] = [];
+  private readonly queue: ScriptedReply[] = [];
+  private server?: http.Server;
+  private waiters: { n: number; resolve: () => void }[] = [];
+  private idCounter = 0;
+  url = '';
+
+  script(...replies: ScriptedReply[]) {
+    this.queue.push(...replies);
+    return this;
+  }
+
+  reset() {
+    this.queue.length = 0;
+    this.requests.length = 0;
+  }
+
+  get pending() {
+    return this.queue.length;
+  }
+
+  async start(port = 0): Promise<string> {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server.keepAliveTimeout = 1000;
+    await new Promise<void>((r) => this.server!.listen(port, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.url;
+  }
+
+  async stop() {
+    this.server?.closeAllConnections();
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+  }
+
+  /** Resolves once at least n requests have arrived. */
+  waitForRequests(n: number, timeoutMs = 15_000): Promise<RecordedRequest[]> {
+    if (this.requests.length >= n) return Promise.resolve(this.requests);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`fake model: expected ${n} requests, got ${this.requests.length}`)), timeoutMs);
+      this.waiters.push({ n, resolve: () => (clearTimeout(timer), resolve(this.requests)) });
+    });
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
+    res.setHeader('access-control-allow-origin', '*');
+    res.setHeader('access-control-allow-headers', '*');
+    res.setHeader('access-control-allow-methods', 'POST, GET, OPTIONS');
+    if (req.method === 'OPTIONS') return void res.writeHead(204).end();
+    const raw = await readBody(req);
+    let body: any = undefined;
+    try {
+      body = raw ? JSON.parse(raw) : undefined;
+    } catch {
+      body = raw;
+    }
+    const record: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, aborted: false, at: Date.now() };
+    this.requests.push(record);
+    res.on('close', () => {
+      if (!res.writableFinished) record.aborted = true;
+    });
+    this.waiters = this.waiters.filter((w) => (this.requests.length >= w.n ? (w.resolve(), false) : true));
+
+    if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
+      return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: `fake: no route ${req.method} ${req.url}` } });
+    }
+    if (apiKeyOf(req.headers) === 'bad-key') {
+      return json(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+    }
+    const reply = this.queue.shift();
+    if (!reply) {
+      return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'fake: no scripted reply left' } });
+    }
+    if (reply.error) {
+      res.writeHead(reply.error.status, { 'content-type': 'application/json', ...reply.error.headers });
+      return void res.end(JSON.stringify({ type: 'error', error: { type: reply.error.type, message: reply.error.message } }));
+    }
+    await this.stream(res, reply, body, record);
+  }
+
+  private async stream(res: http.ServerResponse, reply: ScriptedReply, body: any, record: RecordedRequest) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    const events = this.events(reply, body);
+    const delay = reply.delayMs ?? 0;
+    for (let i = 0; i < events.length; i++) {
+      if (record.aborted || res.destroyed) return;
+      if (reply.breakAfter !== undefined && i === reply.breakAfter) return void res.destroy();
+      if (reply.sseErrorAfter && i === reply.sseErrorAfter.events) {
+        const { type, message } = reply.sseErrorAfter;
+        res.write(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`);
+        return void res.end();
+      }
+      if (reply.pause && i === reply.pause.afterEvents) await reply.pause.gate.promise;
+      if (record.aborted || res.destroyed) return;
+      const [name, data] = events[i]!;
+      res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+      if (delay) await sleep(delay);
+    }
+    res.end();
+  }
+
+  private events(reply: ScriptedReply, body: any): [string, unknown][] {
+    const content = reply.content ?? [];
+    const chunk = reply.chunk ?? 8;
+    const hasTools = content.some((b) => b.type === 'tool_use');
+    const cached = this.requests.length > 1;
+    const usage = {
+      input_tokens: 20 + JSON.stringify(body?.messages ?? []).length / 4,
+      output_tokens: 1,
+      cache_creation_input_tokens: cached ? 0 : 300,
+      cache_read_input_tokens: cached ? 300 : 0,
+      ...reply.usage,
+    };
+    usage.input_tokens = Math.round(usage.input_tokens);
+    const out: [string, unknown][] = [
+      ['message_start', { type: 'message_start', message: { id: `msg_${++this.idCounter}`, type: 'message', role: 'assistant', model: body?.model ?? 'fake', content: [], stop_reason: null, stop_sequence: null, usage } }],
+    ];
+    let outputTokens = 0;
+    content.forEach((b, index) => {
+      if (b.type === 'text') {
+        out.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }]);
+        for (const part of split(b.text, chunk)) {
+          out.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: part } }]);
+        }
+        outputTokens += Math.ceil(b.text.length / 4);
+      } else {
+        const id = b.id ?? `toolu_${this.idCounter}_${index}`;
+        out.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id, name: b.name, input: {} } }]);
+        const jsonText = b.rawJson ?? JSON.stringify(b.input);
+        for (const part of split(jsonText, chunk * 4)) {
+          out.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: part } }]);
+        }
+        outputTokens += Math.ceil(jsonText.length / 4);
+      }
+      out.push(['content_block_stop', { type: 'content_block_stop', index }]);
+    });
+    out.push(['message_delta', { type: 'message_delta', delta: { stop_reason: reply.stopReason ?? (hasTools ? 'tool_use' : 'end_turn'), stop_sequence: null }, usage: { output_tokens: reply.usage?.output_tokens ?? Math.max(1, outputTokens) } }]);
+    out.push(['message_stop', { type: 'message_stop' }]);
+    return out;
+  }
+}
+
+/** The SDK sends the key as x-api-key or as a bearer token, depending on its version. */
+export function apiKeyOf(headers: http.IncomingHttpHeaders): string | undefined {
+  const x = headers['x-api-key'];
+  if (typeof x === 'string') return x;
+  return headers.authorization?.replace(/^Bearer\s+/i, '');
+}
+
+function split(s: string, n: number): string[] {
+  if (!s) return [];
+  const parts: string[] = [];
+  for (let i = 0; i < s.length; i += n) parts.push(s.slice(i, i + n));
+  return parts;
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function json(res: http.ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,65 @@
+import * as v from 'valibot';
+import { createAnthropicClient } from '../../lib/agent/model';
+import type { LoopHooks, LoopOptions } from '../../lib/agent/loop';
+import type { StoredMessage, ToolCallStatus, TokenUsage } from '../../lib/agent/types';
+import { defineTool, ToolRegistry } from '../../lib/tools/registry';
+import { TaskBoard } from '../../lib/tools/task-board';
+import { taskTools } from '../../lib/tools/tasks';
+
+export const sleepTool = defineTool({
+  name: 'sleep',
+  description: 'Waits ms milliseconds (tests only).',
+  input: v.strictObject({ ms: v.number() }),
+  async run({ ms }, ctx) {
+    await new Promise((r) => setTimeout(r, ms));
+    return `slept ${ms} ${ctx.signal.aborted ? 'aborted' : ''}`.trim();
+  },
+});
+
+export const testRegistry = () => new ToolRegistry([...taskTools, sleepTool]);
+
+export interface Recorder extends LoopHooks {
+  events: string[];
+  committed: StoredMessage[];
+  statuses: [string, ToolCallStatus][];
+  usages: TokenUsage[];
+  retries: unknown[];
+}
+
+export function recorder(): Recorder {
+  const r: Recorder = {
+    events: [],
+    committed: [],
+    statuses: [],
+    usages: [],
+    retries: [],
+    draftReset: () => r.events.push('reset'),
+    draftBlock: (i, b) => r.events.push(`block:${i}:${b.type}`),
+    draftText: (_i, t) => r.events.push(`text:${t}`),
+    draftInput: (_i, j) => r.events.push(`input:${j}`),
+    commit: async (m) => void r.committed.push(m),
+    toolStatus: (id, s) => void r.statuses.push([id, s]),
+    usage: (u) => void r.usages.push(u),
+    round: (n) => r.events.push(`round:${n}`),
+    retrying: (info) => void r.retries.push(info),
+  };
+  return r;
+}
+
+export function loopOptions(baseUrl: string, messages: StoredMessage[], extra: Partial<LoopOptions> = {}): LoopOptions {
+  return {
+    client: createAnthropicClient({ apiKey: 'test-key', baseUrl }),
+    registry: testRegistry(),
+    toolContext: { conversationId: 'c1', tasks: new TaskBoard() },
+    system: 'You are a test.',
+    model: 'fake-model',
+    maxTokens: 1024,
+    roundCap: 50,
+    messages,
+    signal: new AbortController().signal,
+    sleep: async () => {},
+    ...extra,
+  };
+}
+
+export const userText = (text: string): StoredMessage => ({ role: 'user', content: [{ type: 'text', text }], at: Date.now() });
