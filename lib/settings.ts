@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 export const SETTINGS_VERSION = 1;
 
 const httpUrl = v.pipe(

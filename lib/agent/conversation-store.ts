@@ -17,9 +17,16 @@ const MESSAGES = 'messages';
  * that step only, in the same transaction as the conversation's run state.
  */
 export class ConversationStore {
-  private constructor(private readonly db: IDBDatabase) {}
+  private constructor(
+    private readonly db: IDBDatabase,
+    private readonly keyRange: typeof IDBKeyRange,
+  ) {}
 
-  static open(name = 'pagewright', factory: IDBFactory = indexedDB): Promise<ConversationStore> {
+  static open(
+    name = 'pagewright',
+    factory: IDBFactory = indexedDB,
+    keyRange: typeof IDBKeyRange = IDBKeyRange,
+  ): Promise<ConversationStore> {
     return new Promise((resolve, reject) => {
       const req = factory.open(name, DB_VERSION);
       req.onupgradeneeded = () => {
@@ -31,7 +38,7 @@ export class ConversationStore {
           db.createObjectStore(MESSAGES, { keyPath: ['conversationId', 'seq'] });
         }
       };
-      req.onsuccess = () => resolve(new ConversationStore(req.result));
+      req.onsuccess = () => resolve(new ConversationStore(req.result, keyRange));
       req.onerror = () => reject(req.error);
     });
   }
@@ -52,7 +59,7 @@ export class ConversationStore {
     let records: MessageRecord[] = [];
     await this.tx([META, MESSAGES], 'readonly', (t) => {
       req<ConversationMeta | undefined>(t.objectStore(META).get(id), (v) => (meta = v));
-      req<MessageRecord[]>(t.objectStore(MESSAGES).getAll(messageRange(id)), (v) => (records = v));
+      req<MessageRecord[]>(t.objectStore(MESSAGES).getAll(this.messageRange(id)), (v) => (records = v));
     });
     if (!meta) return undefined;
     return { ...meta, messages: records.sort((a, b) => a.seq - b.seq).map((r) => r.message) };
@@ -77,7 +84,7 @@ export class ConversationStore {
   /** Drops messages from `fromSeq` on (regenerate). */
   async truncate(id: string, fromSeq: number, patch: Partial<ConversationMeta> = {}): Promise<void> {
     await this.tx([META, MESSAGES], 'readwrite', (t) => {
-      t.objectStore(MESSAGES).delete(IDBKeyRange.bound([id, fromSeq], [id, Infinity]));
+      t.objectStore(MESSAGES).delete(this.keyRange.bound([id, fromSeq], [id, Infinity]));
       this.patchIn(t, id, { ...patch, updatedAt: Date.now() });
     });
   }
@@ -93,8 +100,12 @@ export class ConversationStore {
   async delete(id: string): Promise<void> {
     await this.tx([META, MESSAGES], 'readwrite', (t) => {
       t.objectStore(META).delete(id);
-      t.objectStore(MESSAGES).delete(messageRange(id));
+      t.objectStore(MESSAGES).delete(this.messageRange(id));
     });
+  }
+
+  private messageRange(id: string) {
+    return this.keyRange.bound([id, 0], [id, Infinity]);
   }
 
   private patchIn(t: IDBTransaction, id: string, patch: Partial<ConversationMeta>) {
@@ -119,7 +130,6 @@ function req<T>(r: IDBRequest, onValue: (v: T) => void) {
   r.onsuccess = () => onValue(r.result as T);
 }
 
-const messageRange = (id: string) => IDBKeyRange.bound([id, 0], [id, Infinity]);
 
 function newId(): string {
   return crypto.randomUUID();

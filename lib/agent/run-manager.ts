@@ -46,6 +46,9 @@ const INTERRUPTED_TOOL =
 /** Owns every run: starts, streams, persists step by step, stops, and lets UIs attach. */
 export class RunManager {
   private readonly active = new Map<string, ActiveRun>();
+  /** Conversations a request is starting a run in: claimed before the first await, so two
+   *  clicks (or two popups) cannot start two runs on one conversation. */
+  private readonly starting = new Set<string>();
   private readonly listeners = new Map<string, Set<(ev: RunEvent) => void>>();
   readonly tasks = new TaskBoards((id, tasks) => this.emit(id, { type: 'tasks', tasks }));
 
@@ -86,46 +89,64 @@ export class RunManager {
     if (trimmed.length > MAX_USER_MESSAGE_CHARS) {
       throw new Error(`The message is too long (${trimmed.length} characters; the limit is ${MAX_USER_MESSAGE_CHARS}).`);
     }
-    const settings = await this.deps.loadSettings();
-    let conversation = conversationId ? await this.deps.store.get(conversationId) : undefined;
-    if (conversationId && !conversation) throw new Error('This conversation no longer exists.');
-    if (conversation && this.active.has(conversation.id)) throw new Error('A run is already active in this conversation.');
-    conversation ??= await this.deps.store.create(settings.roundCap);
-    await this.repair(conversation);
-    if (!conversation.title) {
-      conversation.title = titleFrom(trimmed);
-      await this.deps.store.update(conversation.id, { title: conversation.title });
-      this.emit(conversation.id, { type: 'title', title: conversation.title });
+    return this.claim(conversationId, async () => {
+      const settings = await this.deps.loadSettings();
+      let conversation = conversationId ? await this.deps.store.get(conversationId) : undefined;
+      if (conversationId && !conversation) throw new Error('This conversation no longer exists.');
+      conversation ??= await this.deps.store.create(settings.roundCap);
+      await this.repair(conversation);
+      if (!conversation.title) {
+        conversation.title = titleFrom(trimmed);
+        await this.deps.store.update(conversation.id, { title: conversation.title });
+        this.emit(conversation.id, { type: 'title', title: conversation.title });
+      }
+      await this.append(conversation, { role: 'user', content: [{ type: 'text', text: trimmed }], at: Date.now() });
+      this.start(conversation, settings);
+      return conversation.id;
+    });
+  }
+
+  private async claim<T>(conversationId: string | undefined, body: () => Promise<T>): Promise<T> {
+    if (!conversationId) return body();
+    if (this.active.has(conversationId) || this.starting.has(conversationId)) {
+      throw new Error('A run is already active in this conversation.');
     }
-    await this.append(conversation, { role: 'user', content: [{ type: 'text', text: trimmed }], at: Date.now() });
-    this.start(conversation, settings);
-    return conversation.id;
+    this.starting.add(conversationId);
+    try {
+      return await body();
+    } finally {
+      this.starting.delete(conversationId);
+    }
   }
 
   /** Continues after the round cap, an interruption or an error. */
   async continueRun(conversationId: string): Promise<void> {
-    if (this.active.has(conversationId)) return;
-    const conversation = await this.deps.store.get(conversationId);
-    if (!conversation) throw new Error('This conversation no longer exists.');
-    await this.repair(conversation);
-    const settings = await this.deps.loadSettings();
-    if (awaitsModel(conversation.messages)) {
-      this.start(conversation, settings);
-    } else {
-      await this.setRun(conversation, { ...conversation.run, status: 'done', error: undefined });
-    }
+    if (this.active.has(conversationId) || this.starting.has(conversationId)) return;
+    await this.claim(conversationId, async () => {
+      const conversation = await this.deps.store.get(conversationId);
+      if (!conversation) throw new Error('This conversation no longer exists.');
+      await this.repair(conversation);
+      const settings = await this.deps.loadSettings();
+      if (awaitsModel(conversation.messages)) {
+        this.start(conversation, settings);
+      } else {
+        const { error: _e, ...run } = conversation.run;
+        await this.setRun(conversation, { ...run, status: 'done' });
+      }
+    });
   }
 
   async regenerate(conversationId: string): Promise<void> {
-    if (this.active.has(conversationId)) throw new Error('Stop the current run first.');
-    const conversation = await this.deps.store.get(conversationId);
-    if (!conversation) throw new Error('This conversation no longer exists.');
-    const cut = regenerateCut(conversation.messages);
-    if (cut === undefined) throw new Error('There is no message to answer again.');
-    conversation.messages.length = cut;
-    await this.deps.store.truncate(conversationId, cut);
-    this.emit(conversationId, { type: 'messages_replaced', messages: conversation.messages.slice() });
-    this.start(conversation, await this.deps.loadSettings());
+    await this.claim(conversationId, async () => {
+      const conversation = await this.deps.store.get(conversationId);
+      if (!conversation) throw new Error('This conversation no longer exists.');
+      const cut = regenerateCut(conversation.messages);
+      if (cut === undefined) throw new Error('There is no message to answer again.');
+      conversation.messages.length = cut;
+      await this.deps.store.truncate(conversationId, cut);
+      this.emit(conversationId, { type: 'messages_replaced', messages: conversation.messages.slice() });
+      this.start(conversation, await this.deps.loadSettings());
+    });
   }
 
   stop(conversationId: string) {
@@ -174,10 +195,16 @@ export class RunManager {
     const run: ActiveRun = { conversation, controller, draft: null, toolStatus: {}, done: Promise.resolve() };
     this.active.set(conversation.id, run);
     this.deps.keepAlive?.acquire();
-    run.done = this.execute(run, settings).finally(() => {
-      this.active.delete(conversation.id);
-      this.deps.keepAlive?.release();
-    });
+    run.done = this.execute(run, settings)
+      .catch(async (e: unknown) => {
+        // The store itself failed (quota, closed database): tell the UI rather than go silent.
+        const error = { kind: 'other' as const, message: `Could not save the conversation: ${e instanceof Error ? e.message : String(e)}` };
+        this.emitRun(conversation, { ...conversation.run, status: 'error', error });
+      })
+      .finally(() => {
+        this.active.delete(conversation.id);
+        this.deps.keepAlive?.release();
+      });
   }
 
   private async execute(active: ActiveRun, settings: Settings) {

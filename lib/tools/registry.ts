@@ -16,7 +16,8 @@ export interface ToolDefinition<S extends AnySchema = AnySchema> {
   name: string;
   description: string;
   input: S;
-  /** Largest accepted input, as JSON text; bigger calls are refused before validation. */
+  /** Largest accepted input, as JSON text. Checked after validation, so an oversized field
+   *  is reported by name when the schema limits it. */
   maxInputChars?: number;
   run(input: v.InferOutput<S>, ctx: ToolContext): Promise<unknown> | unknown;
 }

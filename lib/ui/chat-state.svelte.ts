@@ -43,7 +43,10 @@ export class ChatState {
         this.draft = null;
         break;
       case 'draft_block':
-        (this.draft ??= [])[ev.index] = { ...ev.block };
+        // Assign first, then index through the field: `(this.draft ??= [])` would yield the raw
+        // array, not the reactive proxy, and the block would never render.
+        if (!this.draft) this.draft = [];
+        this.draft[ev.index] = { ...ev.block };
         break;
       case 'draft_text': {
         const b = this.draft?.[ev.index];

@@ -43,6 +43,8 @@ export function renderMarkdown(src: string): string {
     ALLOWED_TAGS,
     ALLOWED_ATTR: ['href', 'title', 'align', 'type', 'checked', 'disabled', 'start'],
     ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|#)/i,
+    // DOMPurify checks every attribute not known as URI-safe against the regexp above.
+    ADD_URI_SAFE_ATTR: ['align', 'start'],
     // GFM task lists render checkboxes; nothing else may be an input.
     FORBID_CONTENTS: ['script', 'style', 'template'],
   });

@@ -1,0 +1,260 @@
+/**
+ * Background loop overhead per tool round.
+ *
+ * Runs runLoop against the local FakeAnthropic server (real HTTP + SSE through the SDK) for
+ * 1,000 rounds where every reply is one tool_use of a no-op tool, then a final text reply.
+ * Per round:  overhead = round wall time − model stream time − tool time
+ *   round wall time   from the loop starting round k (hooks.round(k)) to it starting round k+1
+ *   model stream time from the loop calling ModelClient.stream() to the end of the event stream
+ *   tool time         the registry call of the no-op tool
+ * What is left is the loop's own work: building the request from the conversation, parsing the
+ * tool input, dispatching tools, committing both messages and the hooks.
+ *
+ * Two passes: an in-memory commit hook, and ConversationStore on fake-indexeddb (persistence cost).
+ * Run: npx vite-node scripts/bench-loop.ts [--rounds N] [--strict]
+ */
+import 'fake-indexeddb/auto';
+import * as v from 'valibot';
+import { ConversationStore } from '../lib/agent/conversation-store';
+import { runLoop, type LoopHooks, type LoopOptions } from '../lib/agent/loop';
+import { createAnthropicClient, type ModelClient } from '../lib/agent/model';
+import { idleRun, type RunState, type StoredMessage } from '../lib/agent/types';
+import { defineTool, ToolRegistry, type ToolContext, type ToolOutcome } from '../lib/tools/registry';
+import { TaskBoard } from '../lib/tools/task-board';
+import { FakeAnthropic, text, toolCall } from '../tests/harness/fake-anthropic';
+
+const arg = (name: string) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const ROUNDS = Number(arg('--rounds') ?? 1000);
+const WARMUP_ROUNDS = 50;
+const ROUND_CAP = 2000;
+const TARGET_MEDIAN_MS = 2;
+
+const noop = defineTool({
+  name: 'noop',
+  description: 'Does nothing (benchmark).',
+  input: v.strictObject({}),
+  run: () => 'ok',
+});
+
+interface RoundTiming {
+  start: number;
+  modelMs: number;
+  /** Part of modelMs spent waiting inside the SDK's stream iterator (HTTP, SSE parsing). */
+  modelWaitMs: number;
+  toolMs: number;
+  /** runLoop's own metrics (modelMs + toolMs) when the round started. */
+  metricsAtStart: number;
+}
+
+class TimedRegistry extends ToolRegistry {
+  onCall: (ms: number) => void = () => {};
+  override async call(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome> {
+    const t0 = performance.now();
+    try {
+      return await super.call(name, rawInput, ctx);
+    } finally {
+      this.onCall(performance.now() - t0);
+    }
+  }
+}
+
+/** Wraps a client so each round's stream time (call → last event) is measured. */
+function timedClient(inner: ModelClient, onDone: (spanMs: number, waitMs: number) => void): ModelClient {
+  return {
+    async stream(request, signal) {
+      const t0 = performance.now();
+      const iterable = await inner.stream(request, signal);
+      let waitMs = performance.now() - t0;
+      return {
+        [Symbol.asyncIterator]() {
+          const it = iterable[Symbol.asyncIterator]();
+          return {
+            async next() {
+              const a = performance.now();
+              const r = await it.next();
+              const b = performance.now();
+              waitMs += b - a;
+              if (r.done) onDone(b - t0, waitMs);
+              return r;
+            },
+            async return(value?: unknown) {
+              await it.return?.(value);
+              return { done: true as const, value: undefined };
+            },
+          };
+        },
+      };
+    },
+  };
+}
+
+type Commit = (message: StoredMessage, messages: StoredMessage[], run: RunState) => Promise<void>;
+
+interface PassResult {
+  rounds: RoundTiming[];
+  wall: number[];
+  overhead: number[];
+  totalMs: number;
+  metrics: { modelMs: number; toolMs: number; rounds: number };
+  outcome: string;
+}
+
+async function pass(fake: FakeAnthropic, toolRounds: number, commitTo: Commit): Promise<PassResult> {
+  fake.reset();
+  fake.script(...Array.from({ length: toolRounds }, () => toolCall('noop', {})), text('All done.'));
+
+  const timings: RoundTiming[] = [];
+  const current = () => timings[timings.length - 1]!;
+  const registry = new TimedRegistry([noop]);
+  registry.onCall = (ms) => void (current().toolMs += ms);
+  const client = timedClient(createAnthropicClient({ apiKey: 'bench-key', baseUrl: fake.url }), (span, wait) => {
+    current().modelMs += span;
+    current().modelWaitMs += wait;
+  });
+  const metrics = { modelMs: 0, toolMs: 0, rounds: 0 };
+  const messages: StoredMessage[] = [{ role: 'user', content: [{ type: 'text', text: 'Run the no-op tool until told otherwise.' }], at: Date.now() }];
+  const run: RunState = { ...idleRun(ROUND_CAP), status: 'running', startedAt: Date.now() };
+  await commitTo(messages[0]!, messages, run);
+
+  const noopHook = () => {};
+  const hooks: LoopHooks = {
+    draftReset: noopHook,
+    draftBlock: noopHook,
+    draftText: noopHook,
+    draftInput: noopHook,
+    toolStatus: noopHook,
+    retrying: noopHook,
+    usage: (u) => {
+      run.usage.input += u.input;
+      run.usage.output += u.output;
+    },
+    round: (n) => {
+      run.round = n;
+      // The fake keeps every request body; the conversation grows, so drop them as we go.
+      fake.requests.length = 0;
+      timings.push({ start: performance.now(), modelMs: 0, modelWaitMs: 0, toolMs: 0, metricsAtStart: metrics.modelMs + metrics.toolMs });
+    },
+    commit: (message) => commitTo(message, messages, run),
+  };
+  const opts: LoopOptions = {
+    client,
+    registry,
+    toolContext: { conversationId: 'bench', tasks: new TaskBoard() },
+    system: 'You are a benchmark.',
+    model: 'fake-model',
+    maxTokens: 1024,
+    roundCap: ROUND_CAP,
+    messages,
+    signal: new AbortController().signal,
+    metrics,
+  };
+
+  const t0 = performance.now();
+  const outcome = await runLoop(opts, hooks);
+  const end = performance.now();
+  if (outcome.kind !== 'done') throw new Error(`loop ended with ${JSON.stringify(outcome)}`);
+  if (timings.length !== toolRounds + 1) throw new Error(`expected ${toolRounds + 1} rounds, got ${timings.length}`);
+
+  // Tool rounds only: round k ends where round k+1 starts.
+  const wall: number[] = [];
+  const overhead: number[] = [];
+  for (let k = 0; k < toolRounds; k++) {
+    const r = timings[k]!;
+    const w = timings[k + 1]!.start - r.start;
+    wall.push(w);
+    overhead.push(w - r.modelMs - r.toolMs);
+  }
+  return { rounds: timings.slice(0, toolRounds), wall, overhead, totalMs: end - t0, metrics, outcome: outcome.kind };
+}
+
+const sorted = (xs: number[]) => xs.slice().sort((a, b) => a - b);
+function quantile(xs: number[], q: number) {
+  const s = sorted(xs);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+}
+const median = (xs: number[]) => {
+  const s = sorted(xs);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const ms = (n: number) => n.toFixed(3);
+
+async function main() {
+  const fake = new FakeAnthropic();
+  await fake.start();
+
+  const inMemory: Commit = async () => {};
+  let dbCount = 0;
+  const withStore = async (fn: (commit: Commit) => Promise<PassResult>) => {
+    const store = await ConversationStore.open(`bench-loop-${dbCount++}`);
+    const { id } = await store.create(ROUND_CAP, 'bench');
+    try {
+      return await fn((message, messages, run) => store.append(id, messages.length - 1, message, { run: structuredClone(run) }));
+    } finally {
+      store.close();
+    }
+  };
+
+  try {
+    // Warm up the JIT, the SDK and the keep-alive connection; discarded.
+    await pass(fake, WARMUP_ROUNDS, inMemory);
+    await withStore((commit) => pass(fake, WARMUP_ROUNDS, commit));
+
+    const results: [string, PassResult][] = [
+      ['in-memory commit', await pass(fake, ROUNDS, inMemory)],
+      ['ConversationStore (fake-indexeddb)', await withStore((commit) => pass(fake, ROUNDS, commit))],
+    ];
+
+    console.log(`Loop overhead per tool round — ${ROUNDS} tool rounds + 1 text reply, FakeAnthropic over HTTP on 127.0.0.1, Node ${process.version}`);
+    console.log('overhead = round wall − model stream (stream() call → last event) − tool call; all figures in ms\n');
+    const header = ['pass', 'median', 'p95', 'mean', 'max', 'med 1st 100', 'med last 100', 'wall med', 'model med', 'tool med', 'total s'];
+    const rows = results.map(([name, r]) => [
+      name,
+      ms(median(r.overhead)),
+      ms(quantile(r.overhead, 0.95)),
+      ms(mean(r.overhead)),
+      ms(Math.max(...r.overhead)),
+      ms(median(r.overhead.slice(0, 100))),
+      ms(median(r.overhead.slice(-100))),
+      ms(median(r.wall)),
+      ms(median(r.rounds.map((t) => t.modelMs))),
+      ms(median(r.rounds.map((t) => t.toolMs))),
+      (r.totalMs / 1000).toFixed(2),
+    ]);
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+    const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+    console.log(line(header));
+    console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+    for (const row of rows) console.log(line(row));
+
+    console.log('\nCross-check with runLoop metrics (whole run, incl. the final text round):');
+    for (const [name, r] of results) {
+      const { modelMs, toolMs, rounds } = r.metrics;
+      const perRound = (r.totalMs - modelMs - toolMs) / rounds;
+      const inStream = median(r.rounds.map((t) => t.modelMs - t.modelWaitMs));
+      console.log(
+        `  ${name}: ${rounds} model rounds, modelMs ${modelMs.toFixed(0)}, toolMs ${toolMs.toFixed(1)}, ` +
+          `(total − modelMs − toolMs) / rounds = ${ms(perRound)} ms; loop event handling inside the stream (counted as model time): median ${ms(inStream)} ms`,
+      );
+    }
+
+    const [, memory] = results[0]!;
+    const [, idb] = results[1]!;
+    console.log(`\nPersistence cost (fake-indexeddb − in-memory), median per round: ${ms(median(idb.overhead) - median(memory.overhead))} ms`);
+    let over = false;
+    for (const [name, r] of results) {
+      const m = median(r.overhead);
+      over ||= m > TARGET_MEDIAN_MS;
+      console.log(`Target: median overhead ≤ ${TARGET_MEDIAN_MS} ms per round — ${name}: ${ms(m)} ms ${m <= TARGET_MEDIAN_MS ? 'OK' : 'OVER'}`);
+    }
+    if (over && process.argv.includes('--strict')) process.exitCode = 1;
+  } finally {
+    await fake.stop();
+  }
+}
+
+await main();

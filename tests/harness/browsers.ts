@@ -1,0 +1,115 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CHROME_BUILD = path.join(root, '.output/chrome-mv3');
+export const FIREFOX_BUILD = path.join(root, '.output/firefox-mv2');
+export const GECKO_ID = 'pagewright@pagewright.dev';
+const FIREFOX_UUID = '6a1f2c4e-9b3d-4e57-a8c1-2f0d5b7e9c31';
+
+export type BrowserName = 'chromium' | 'firefox';
+
+/** A real browser with the built extension installed, driven like a user would. */
+export interface ExtensionBrowser {
+  name: BrowserName;
+  browser: Browser;
+  origin: string;
+  /** Opens an extension page (popup.html, options.html) in a tab at the popup's real size. */
+  open(page: string, size?: { width: number; height: number }): Promise<Page>;
+  /** Stops the background service worker through the DevTools protocol (Chromium only). */
+  stopBackground(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--lang=en-US',
+];
+
+export async function launch(name: BrowserName): Promise<ExtensionBrowser> {
+  return name === 'chromium' ? launchChromium() : launchFirefox();
+}
+
+async function launchChromium(): Promise<ExtensionBrowser> {
+  const browser = await puppeteer.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    pipe: true,
+    enableExtensions: [CHROME_BUILD],
+    args: CHROMIUM_ARGS,
+    env: { ...process.env, LANGUAGE: 'en' },
+  });
+  try {
+    const worker = await browser.waitForTarget(
+      (t) => t.type() === 'service_worker' && t.url().startsWith('chrome-extension://') && t.url().endsWith('/background.js'),
+      { timeout: 20_000 },
+    );
+    const origin = worker.url().replace(/\/background\.js$/, '');
+    return {
+      name: 'chromium',
+      browser,
+      origin,
+      async open(page, size = { width: 400, height: 600 }) {
+        const p = await browser.newPage();
+        await p.setViewport(size);
+        await p.goto(`${origin}/${page}`);
+        return p;
+      },
+      async stopBackground() {
+        const target = await browser.waitForTarget((t) => t.type() === 'service_worker' && t.url().startsWith(origin), { timeout: 10_000 });
+        const w = await target.worker();
+        await w!.close();
+      },
+      close: () => browser.close(),
+    };
+  } catch (e) {
+    await browser.close();
+    throw e;
+  }
+}
+
+async function launchFirefox(): Promise<ExtensionBrowser> {
+  const browser = await puppeteer.launch({
+    browser: 'firefox',
+    executablePath: process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr',
+    headless: true,
+    args: ['--remote-allow-system-access'],
+    extraPrefsFirefox: {
+      'extensions.webextensions.uuids': JSON.stringify({ [GECKO_ID]: FIREFOX_UUID }),
+      'intl.locale.requested': 'en-US',
+      'browser.shell.checkDefaultBrowser': false,
+      'datareporting.policy.dataSubmissionEnabled': false,
+    },
+  });
+  try {
+    await browser.installExtension(FIREFOX_BUILD);
+    const origin = `moz-extension://${FIREFOX_UUID}`;
+    return {
+      name: 'firefox',
+      browser,
+      origin,
+      async open(page, size = { width: 400, height: 600 }) {
+        const p = await browser.newPage();
+        await p.setViewport(size);
+        // Over BiDi, goto() on a moz-extension:// URL never resolves: start it and wait for content.
+        void p.goto(`${origin}/${page}`).catch(() => {});
+        await p.waitForFunction(() => document.readyState === 'complete' && !!document.querySelector('#app > *'), { timeout: 20_000 });
+        return p;
+      },
+      async stopBackground() {
+        throw new Error('Firefox runs a persistent background page; there is no worker to stop.');
+      },
+      close: () => browser.close(),
+    };
+  } catch (e) {
+    await browser.close();
+    throw e;
+  }
+}

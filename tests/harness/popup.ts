@@ -1,0 +1,71 @@
+import type { Page } from 'puppeteer-core';
+import type { ExtensionBrowser } from './browsers';
+
+/** The popup as a test sees it: what a user can click and read. */
+export class PopupPage {
+  private constructor(readonly page: Page) {}
+
+  static async open(ext: ExtensionBrowser): Promise<PopupPage> {
+    const page = await ext.open('popup.html');
+    const popup = new PopupPage(page);
+    await page.waitForSelector('textarea[aria-label="Message"]');
+    return popup;
+  }
+
+  async newChat() {
+    await this.page.click('button[aria-label="New chat"]');
+    await this.page.waitForFunction(() => !document.querySelector('[data-role="user"]'));
+  }
+
+  async send(text: string) {
+    await this.page.type('textarea[aria-label="Message"]', text);
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** Waits until some assistant message (committed or streaming) contains `text`. */
+  async waitForAssistantText(text: string, timeout = 15_000) {
+    try {
+      await this.page.waitForFunction(
+        (t) => [...document.querySelectorAll('[data-role^="assistant"]')].some((el) => el.textContent?.includes(t)),
+        { timeout },
+        text,
+      );
+    } catch (e) {
+      const shown = await this.page.evaluate(() => document.querySelector('[role="log"]')?.textContent ?? '(no log)').catch(() => '(closed)');
+      throw new Error(`No assistant text "${text}" within ${timeout} ms. The conversation shows: ${shown}`, { cause: e });
+    }
+  }
+
+  async waitFor(selector: string, timeout = 15_000) {
+    return this.page.waitForSelector(selector, { timeout });
+  }
+
+  async waitForGone(selector: string, timeout = 15_000) {
+    await this.page.waitForFunction((s) => !document.querySelector(s), { timeout }, selector);
+  }
+
+  async text(selector: string): Promise<string> {
+    return this.page.$eval(selector, (el) => el.textContent ?? '');
+  }
+
+  async count(selector: string): Promise<number> {
+    return this.page.$$eval(selector, (els) => els.length);
+  }
+
+  async idle() {
+    await this.waitFor('button[aria-label="Send"]');
+  }
+
+  async close() {
+    await this.page.close();
+  }
+}
+
+/** Writes settings straight into storage.local from an extension page. */
+export async function setSettings(page: Page, patch: Record<string, unknown>) {
+  await page.evaluate(async (p) => {
+    const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+    const got = await api.storage.local.get('settings');
+    await api.storage.local.set({ settings: { version: 1, apiKey: '', baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5', maxTokens: 8192, roundCap: 50, ...got.settings, ...p } });
+  }, patch);
+}

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_BASE_URL,
+  DEFAULT_MODEL,
+  defaultSettings,
+  migrateSettings,
+  SETTINGS_VERSION,
+  validateSettings,
+  type Settings,
+} from '../../lib/settings';
+
+const valid = (): Settings => ({
+  version: SETTINGS_VERSION,
+  apiKey: 'sk-ant-test',
+  baseUrl: 'https://api.anthropic.com',
+  model: 'claude-sonnet-4-5',
+  maxTokens: 8192,
+  roundCap: 50,
+});
+
+const errorsFor = (patch: Record<string, unknown>) => {
+  const r = validateSettings({ ...valid(), ...patch });
+  if (r.ok) throw new Error(`expected ${JSON.stringify(patch)} to be refused`);
+  return r.errors;
+};
+
+describe('validateSettings', () => {
+  it.each<[string, Record<string, unknown>, Record<string, string>]>([
+    ['empty key', { apiKey: '' }, { apiKey: 'settings_error_key_empty' }],
+    ['blank key', { apiKey: '   ' }, { apiKey: 'settings_error_key_empty' }],
+    ['empty URL', { baseUrl: '  ' }, { baseUrl: 'settings_error_url_empty' }],
+    ['not a URL', { baseUrl: 'not a url' }, { baseUrl: 'settings_error_url_invalid' }],
+    ['host without scheme', { baseUrl: 'api.anthropic.com' }, { baseUrl: 'settings_error_url_invalid' }],
+    ['ftp URL', { baseUrl: 'ftp://example.com' }, { baseUrl: 'settings_error_url_invalid' }],
+    ['javascript: URL', { baseUrl: 'javascript:alert(1)' }, { baseUrl: 'settings_error_url_invalid' }],
+    ['empty model', { model: '' }, { model: 'settings_error_model_empty' }],
+    ['invalid model', { model: 'claude sonnet!' }, { model: 'settings_error_model_invalid' }],
+    ['maxTokens 0', { maxTokens: 0 }, { maxTokens: 'settings_error_max_tokens' }],
+    ['maxTokens 1.5', { maxTokens: 1.5 }, { maxTokens: 'settings_error_max_tokens' }],
+    ['maxTokens 200000', { maxTokens: 200_000 }, { maxTokens: 'settings_error_max_tokens' }],
+    ['maxTokens as text', { maxTokens: '100' }, { maxTokens: 'settings_error_max_tokens' }],
+    ['maxTokens NaN', { maxTokens: Number.NaN }, { maxTokens: 'settings_error_max_tokens' }],
+    ['roundCap 0', { roundCap: 0 }, { roundCap: 'settings_error_round_cap' }],
+    ['roundCap 2.5', { roundCap: 2.5 }, { roundCap: 'settings_error_round_cap' }],
+    ['roundCap 1001', { roundCap: 1001 }, { roundCap: 'settings_error_round_cap' }],
+  ])('%s → the field\'s i18n key, and only that field', (_name, patch, expected) => {
+    expect(errorsFor(patch)).toEqual(expected);
+  });
+
+  it('reports every invalid field at once, one key each', () => {
+    expect(errorsFor({ apiKey: '', baseUrl: 'ftp://x', model: '', maxTokens: 0, roundCap: 0 })).toEqual({
+      apiKey: 'settings_error_key_empty',
+      baseUrl: 'settings_error_url_invalid',
+      model: 'settings_error_model_empty',
+      maxTokens: 'settings_error_max_tokens',
+      roundCap: 'settings_error_round_cap',
+    });
+  });
+
+  it('accepts valid input and returns trimmed values', () => {
+    const r = validateSettings({
+      version: SETTINGS_VERSION,
+      apiKey: '  sk-ant-abc \n',
+      baseUrl: ' http://localhost:8080/proxy ',
+      model: '\tclaude-opus-4@2025-01-01 ',
+      maxTokens: 1,
+      roundCap: 1000,
+    });
+    expect(r).toEqual({
+      ok: true,
+      settings: {
+        version: SETTINGS_VERSION,
+        apiKey: 'sk-ant-abc',
+        baseUrl: 'http://localhost:8080/proxy',
+        model: 'claude-opus-4@2025-01-01',
+        maxTokens: 1,
+        roundCap: 1000,
+      },
+    });
+  });
+
+  it('accepts the boundaries and the defaults once a key is set', () => {
+    expect(validateSettings({ ...valid(), maxTokens: 128_000, roundCap: 1 }).ok).toBe(true);
+    expect(validateSettings({ ...defaultSettings(), apiKey: 'k' }).ok).toBe(true);
+    expect(validateSettings(defaultSettings())).toEqual({ ok: false, errors: { apiKey: 'settings_error_key_empty' } });
+  });
+});
+
+describe('migrateSettings', () => {
+  it.each([undefined, null, 'settings', 42, []])('gives the defaults for %j', (stored) => {
+    expect(migrateSettings(stored)).toEqual(defaultSettings());
+  });
+
+  it('keeps the key and the valid fields of a partial object', () => {
+    expect(migrateSettings({ apiKey: 'sk-ant-old', model: 'claude-3-opus' })).toEqual({
+      ...defaultSettings(),
+      apiKey: 'sk-ant-old',
+      model: 'claude-3-opus',
+    });
+  });
+
+  it('falls back field by field for broken values of an older version, never losing the key', () => {
+    const migrated = migrateSettings({
+      version: 0,
+      apiKey: 'sk-ant-keep-me',
+      baseUrl: 'ftp://old.example',
+      model: '',
+      maxTokens: 1.5,
+      roundCap: 5000,
+      theme: 'dark',
+    });
+    expect(migrated).toEqual({
+      version: SETTINGS_VERSION,
+      apiKey: 'sk-ant-keep-me',
+      baseUrl: DEFAULT_BASE_URL,
+      model: DEFAULT_MODEL,
+      maxTokens: 8192,
+      roundCap: 50,
+    });
+    expect(migrated).not.toHaveProperty('theme');
+  });
+
+  it('keeps valid values from an older version, normalised', () => {
+    expect(
+      migrateSettings({ version: 0, apiKey: '', baseUrl: ' http://127.0.0.1:9000 ', model: 'm-1', maxTokens: 64, roundCap: 7 }),
+    ).toEqual({ version: SETTINGS_VERSION, apiKey: '', baseUrl: 'http://127.0.0.1:9000', model: 'm-1', maxTokens: 64, roundCap: 7 });
+  });
+
+  it('ignores a key that is not a string', () => {
+    expect(migrateSettings({ apiKey: 12345, model: 'claude-x' })).toEqual({ ...defaultSettings(), model: 'claude-x' });
+  });
+});
