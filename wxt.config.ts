@@ -17,7 +17,13 @@ export default defineConfig({
     ...(browser === 'firefox'
       ? {
           browser_specific_settings: {
-            gecko: { id: 'pagewright@pagewright.dev', strict_min_version: '128.0' },
+            gecko: {
+              id: 'pagewright@pagewright.dev',
+              strict_min_version: '128.0',
+              // What the user types and what the agent reads from pages goes to the model
+              // endpoint the user configured.
+              data_collection_permissions: { required: ['websiteContent', 'personalCommunications'] },
+            },
           },
         }
       : {}),

@@ -53,8 +53,9 @@ export default defineBackground(() => {
       unsubscribe();
       unsubscribe = () => {};
       if (msg.type !== 'attach') return;
-      const { runs } = await ready;
-      const conversationId = msg.conversationId;
+      const { runs, store } = await ready;
+      const conversationId = msg.conversationId ?? (await store.list())[0]?.id;
+      if (!conversationId) return post({ type: 'empty' });
       // Subscribe before the snapshot is read so no event falls between the two.
       const queued: PortEvent[] = [];
       let live = false;

@@ -18,5 +18,10 @@ export const { sendMessage, onMessage } = defineExtensionMessaging<ProtocolMap>(
 /** The long-lived port that streams run events to an attached popup (or side panel). */
 export const RUN_EVENTS_PORT = 'pagewright:run-events';
 
-export type PortRequest = { type: 'attach'; conversationId: string } | { type: 'detach' };
-export type PortEvent = { conversationId: string; event: RunEvent } | { type: 'missing'; conversationId: string };
+/** `conversationId: null` attaches to the most recently updated conversation. */
+export type PortRequest = { type: 'attach'; conversationId: string | null } | { type: 'detach' };
+export type PortEvent =
+  | { conversationId: string; event: RunEvent }
+  | { type: 'missing'; conversationId: string }
+  /** The answer to attaching to the latest conversation when there is none. */
+  | { type: 'empty' };

@@ -1,3 +1,4 @@
+import './preattach';
 import { mount } from 'svelte';
 import { browser } from 'wxt/browser';
 import '../../assets/theme.css';

@@ -3,8 +3,12 @@ import type { PortEvent } from '../protocol';
 
 /** What the chat UI needs from the background; the extension and component tests each supply one. */
 export interface ChatClient {
-  /** Streams a conversation's events (a snapshot first); re-attaches by itself after a disconnect. */
-  attach(conversationId: string, onEvent: (e: PortEvent) => void, onConnection?: (connected: boolean) => void): () => void;
+  /**
+   * Streams a conversation's events (a snapshot first); re-attaches by itself after a
+   * disconnect. `null` means the most recently updated conversation, answered with its
+   * snapshot, or with `{type: 'empty'}` when there is none.
+   */
+  attach(conversationId: string | null, onEvent: (e: PortEvent) => void, onConnection?: (connected: boolean) => void): () => void;
   send(conversationId: string | undefined, text: string): Promise<string>;
   stop(conversationId: string): Promise<void>;
   regenerate(conversationId: string): Promise<void>;

@@ -14,7 +14,8 @@ export class ChatState {
 
   running = $derived(this.run?.status === 'running' || this.run?.status === 'retrying');
 
-  reset(conversationId?: string) {
+  /** `loaded` is false while a snapshot is awaited (always, unless this is a new chat). */
+  reset(conversationId?: string, loaded = conversationId === undefined) {
     this.conversationId = conversationId;
     this.title = '';
     this.messages = [];
@@ -22,7 +23,7 @@ export class ChatState {
     this.toolStatus = {};
     this.run = null;
     this.tasks = [];
-    this.loaded = conversationId === undefined;
+    this.loaded = loaded;
   }
 
   apply(ev: RunEvent) {

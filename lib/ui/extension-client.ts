@@ -4,6 +4,28 @@ import type { ChatClient } from './chat-client';
 
 const RECONNECT_MS = 250;
 
+interface EarlyAttach {
+  port: Browser.runtime.Port;
+  buffered: PortEvent[];
+  listener?: (e: PortEvent) => void;
+  disconnected: boolean;
+}
+
+let early: EarlyAttach | undefined;
+
+/**
+ * Asks the background for the latest conversation while the popup's own code is still
+ * loading, so the round trip overlaps start-up; the first `attach(null)` adopts this port.
+ */
+export function preattachLatest() {
+  const port = browser.runtime.connect({ name: RUN_EVENTS_PORT });
+  const state: EarlyAttach = { port, buffered: [], disconnected: false };
+  port.onMessage.addListener((msg: unknown) => (state.listener ? state.listener(msg as PortEvent) : state.buffered.push(msg as PortEvent)));
+  port.onDisconnect.addListener(() => (state.disconnected = true));
+  port.postMessage({ type: 'attach', conversationId: null } satisfies PortRequest);
+  early = state;
+}
+
 /** The chat client inside the extension: typed messages for requests, a port for run events. */
 export function createExtensionClient(): ChatClient {
   return {
@@ -11,21 +33,40 @@ export function createExtensionClient(): ChatClient {
       let port: Browser.runtime.Port | undefined;
       let closed = false;
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const connect = () => {
-        if (closed) return;
-        port = browser.runtime.connect({ name: RUN_EVENTS_PORT });
-        port.onMessage.addListener((msg: unknown) => onEvent(msg as PortEvent));
+      // After the first snapshot, a reconnect re-attaches to that conversation, not "the latest".
+      let target = conversationId;
+      const handle = (msg: PortEvent) => {
+        if (!('type' in msg) && msg.event.type === 'snapshot') target = msg.event.snapshot.conversation.id;
+        onEvent(msg);
+      };
+      const watch = (p: Browser.runtime.Port) => {
         // A stopped service worker drops the port: connecting again wakes it, and the fresh
         // snapshot shows where the run stands.
-        port.onDisconnect.addListener(() => {
+        p.onDisconnect.addListener(() => {
           port = undefined;
           onConnection?.(false);
           if (!closed) timer = setTimeout(connect, RECONNECT_MS);
         });
-        port.postMessage({ type: 'attach', conversationId } satisfies PortRequest);
+      };
+      const connect = () => {
+        if (closed) return;
+        port = browser.runtime.connect({ name: RUN_EVENTS_PORT });
+        port.onMessage.addListener((msg: unknown) => handle(msg as PortEvent));
+        watch(port);
+        port.postMessage({ type: 'attach', conversationId: target } satisfies PortRequest);
         onConnection?.(true);
       };
-      connect();
+      const adopted = conversationId === null && early && !early.disconnected ? early : undefined;
+      early = undefined;
+      if (adopted) {
+        port = adopted.port;
+        adopted.listener = handle;
+        watch(port);
+        onConnection?.(true);
+        for (const msg of adopted.buffered.splice(0)) handle(msg);
+      } else {
+        connect();
+      }
       return () => {
         closed = true;
         clearTimeout(timer);

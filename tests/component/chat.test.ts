@@ -58,10 +58,13 @@ class FakeClient implements ChatClient {
     return this.attachments.findLast((a) => !a.detached);
   }
 
-  attach(conversationId: string, onEvent: (e: PortEvent) => void, onConnection?: (connected: boolean) => void) {
-    this.record('attach', conversationId);
-    const a: Attachment = { id: conversationId, onEvent, onConnection, detached: false };
+  attach(conversationId: string | null, onEvent: (e: PortEvent) => void, onConnection?: (connected: boolean) => void) {
+    // null means "the latest conversation", resolved here as the background would.
+    const id = conversationId ?? this.conversations[0]?.id ?? null;
+    this.record('attach', id);
+    const a: Attachment = { id: id ?? '', onEvent, onConnection, detached: false };
     this.attachments.push(a);
+    if (id === null) queueMicrotask(() => onEvent({ type: 'empty' }));
     return () => {
       a.detached = true;
     };
@@ -172,7 +175,7 @@ async function mountChat(opts: { conversations?: ConversationSummary[]; snap?: R
   const client = opts.client ?? new FakeClient();
   client.conversations = opts.conversations ?? [summary('c1', 'Trip plan')];
   const screen = await render(Chat, { client });
-  await vi.waitFor(() => expect(client.callsOf('list')).toHaveLength(1));
+  await vi.waitFor(() => expect(client.attachments.length).toBeGreaterThan(0));
   const first = client.conversations[0];
   if (first) {
     await vi.waitFor(() => expect(client.current?.id).toBe(first.id));
@@ -206,13 +209,14 @@ describe('loading', () => {
     expect(committed()[0]!.querySelector('strong')?.textContent).toBe('where');
   });
 
-  test('with no conversations shows an empty new chat without attaching', async () => {
+  test('with no conversations shows an empty new chat and lets the attachment go', async () => {
     const onshown = vi.fn();
     const client = new FakeClient();
     await render(Chat, { client, onshown });
     await expect.element(page.getByText('Ask Pagewright to do something in your browser.')).toBeInTheDocument();
     await expect.element(page.getByRole('heading', { name: 'New chat' })).toBeInTheDocument();
-    expect(client.callsOf('attach')).toEqual([]);
+    expect(client.callsOf('attach')).toEqual([[null]]);
+    await vi.waitFor(() => expect(client.attachments[0]!.detached).toBe(true));
     expect(onshown).toHaveBeenCalledTimes(1);
     // Nothing to rename or delete yet.
     expect(button('Rename conversation').query()).toBeNull();
@@ -516,11 +520,11 @@ describe('composer', () => {
     const client = new FakeClient();
     client.sendResult = () => 'c-new';
     await render(Chat, { client });
-    await vi.waitFor(() => expect(client.callsOf('list')).toHaveLength(1));
+    await vi.waitFor(() => expect(client.attachments[0]?.detached).toBe(true));
     await messageBox().fill('hello');
     await button('Send').click();
     await vi.waitFor(() => expect(client.callsOf('send')).toEqual([[undefined, 'hello']]));
-    await vi.waitFor(() => expect(client.callsOf('attach')).toEqual([['c-new']]));
+    await vi.waitFor(() => expect(client.callsOf('attach')).toEqual([[null], ['c-new']]));
     await client.emit(snapshot('c-new', { messages: [user('hello')], run: run('running') }));
     await expect.element(page.getByText('hello', { exact: true })).toBeInTheDocument();
   });
@@ -677,7 +681,7 @@ describe('conversations', () => {
     await expect.element(toggle).toHaveAttribute('aria-expanded', 'true');
     const nav = page.getByRole('navigation', { name: 'Conversations' });
     await expect.element(nav).toBeInTheDocument();
-    await vi.waitFor(() => expect(client.callsOf('list')).toHaveLength(2));
+    await vi.waitFor(() => expect(client.callsOf('list')).toHaveLength(1));
 
     const items = nav.getByRole('button');
     await expect.element(items.nth(2)).toBeInTheDocument();

@@ -53,6 +53,10 @@ describe.each(browsers)('popup chat in %s', (name) => {
       { tool: 'create_task', status: 'done' },
       { tool: 'update_task', status: 'done' },
     ]);
+    if (name === 'chromium') {
+      await fs.mkdir(path.dirname(SCREENSHOT), { recursive: true });
+      await popup.page.screenshot({ path: SCREENSHOT });
+    }
     await popup.page.click('details[data-tool="create_task"] summary');
     expect(await popup.text('details[data-tool="create_task"] .args')).toContain('"subject": "Read the fixture page"');
     expect(await popup.text('details[data-tool="create_task"] .result')).toContain('"task_id":"1"');
@@ -64,11 +68,6 @@ describe.each(browsers)('popup chat in %s', (name) => {
     const [first, second] = fake.requests;
     expect(first!.body.tools.map((t: { name: string }) => t.name)).toEqual(['create_task', 'update_task', 'list_tasks']);
     expect(second!.body.messages.at(-1).content[0]).toMatchObject({ type: 'tool_result' });
-
-    if (name === 'chromium') {
-      await fs.mkdir(path.dirname(SCREENSHOT), { recursive: true });
-      await popup.page.screenshot({ path: SCREENSHOT });
-    }
   });
 
   it('shows the current conversation quickly when the popup opens', async () => {
