@@ -6,7 +6,13 @@ import { defineConfig } from 'wxt';
 export default defineConfig({
   modules: ['@wxt-dev/module-svelte'],
   imports: false,
-  webExt: { disabled: process.env.WXT_HEADLESS === '1' },
+  // `npm run dev` opens Debian's browsers; WXT_HEADLESS=1 only builds and watches
+  // (.output/chrome-mv3-dev), for machines without a display.
+  webExt: {
+    disabled: process.env.WXT_HEADLESS === '1',
+    binaries: { chrome: '/usr/bin/chromium', firefox: '/usr/bin/firefox-esr' },
+    chromiumArgs: ['--no-first-run', '--disable-background-networking', '--disable-sync'],
+  },
   manifest: ({ browser }) => ({
     name: '__MSG_extName__',
     description: '__MSG_extDescription__',

@@ -29,7 +29,9 @@ describe.each(browsers)('popup chat in %s', (name) => {
 
   beforeEach(async () => {
     fake.reset();
-    if (popup.page.isClosed()) popup = await PopupPage.open(ext);
+    // Each test starts from a fresh popup on a new chat, whatever the previous one left behind.
+    if (!popup.page.isClosed()) await popup.close().catch(() => {});
+    popup = await PopupPage.open(ext);
     await setSettings(popup.page, { apiKey: 'test-key', baseUrl: fake.url, roundCap: 50 });
     await popup.newChat();
   });
@@ -75,11 +77,19 @@ describe.each(browsers)('popup chat in %s', (name) => {
     await popup.send('Remember this conversation');
     await popup.waitForAssistantText('Remembered.');
     await popup.idle();
-    await popup.close();
-    popup = await PopupPage.open(ext);
-    await popup.waitForAssistantText('Remembered.');
-    const shownMs = await popup.page.evaluate(() => window.__pagewrightShownMs ?? -1);
-    console.log(`[metric] ${name}: popup shows the current conversation ${shownMs.toFixed(0)} ms after it opens (target ≤ 150 ms)`);
+    const samples: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      await popup.close();
+      popup = await PopupPage.open(ext);
+      await popup.waitForAssistantText('Remembered.');
+      samples.push(await popup.page.evaluate(() => window.__pagewrightShownMs ?? -1));
+    }
+    samples.sort((a, b) => a - b);
+    const shownMs = samples[2]!;
+    console.log(
+      `[metric] ${name}: popup shows the current conversation ${shownMs.toFixed(0)} ms after it opens ` +
+        `(median of 5, from navigation start; min ${samples[0]!.toFixed(0)}, max ${samples[4]!.toFixed(0)}; target ≤ 150 ms)`,
+    );
     expect(shownMs).toBeGreaterThan(0);
   });
 

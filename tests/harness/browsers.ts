@@ -100,8 +100,22 @@ async function launchFirefox(): Promise<ExtensionBrowser> {
         await p.setViewport(size);
         // Over BiDi, goto() on a moz-extension:// URL never resolves: start it and wait for content.
         void p.goto(`${origin}/${page}`).catch(() => {});
-        await p.waitForFunction(() => document.readyState === 'complete' && !!document.querySelector('#app > *'), { timeout: 20_000 });
-        return p;
+        // While the tab swaps about:blank for the extension page, BiDi evaluations can fail
+        // with a protocol error instead of waiting: ask again until the page is up.
+        const deadline = Date.now() + 20_000;
+        for (;;) {
+          try {
+            await p.waitForFunction(
+              (o) => location.href.startsWith(o) && document.readyState === 'complete' && !!document.querySelector('#app > *'),
+              { timeout: Math.max(1000, deadline - Date.now()) },
+              origin,
+            );
+            return p;
+          } catch (e) {
+            if (Date.now() > deadline) throw e;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
       },
       async stopBackground() {
         throw new Error('Firefox runs a persistent background page; there is no worker to stop.');

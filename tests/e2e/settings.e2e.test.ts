@@ -1,0 +1,82 @@
+import type { Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch, type BrowserName, type ExtensionBrowser } from '../harness/browsers';
+import { apiKeyOf, FakeAnthropic, text } from '../harness/fake-anthropic';
+import { PopupPage } from '../harness/popup';
+
+const browsers: BrowserName[] = ['chromium', 'firefox'];
+
+const stored = (page: Page) =>
+  page.evaluate(async () => {
+    const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+    return (await api.storage.local.get('settings')).settings ?? null;
+  });
+
+async function fill(page: Page, selector: string, value: string) {
+  await page.$eval(selector, (el) => ((el as HTMLInputElement).value = ''));
+  await page.type(selector, value);
+}
+
+describe.each(browsers)('management page settings in %s', (name) => {
+  const fake = new FakeAnthropic();
+  let ext: ExtensionBrowser;
+  let options: Page;
+
+  beforeAll(async () => {
+    await fake.start();
+    ext = await launch(name);
+    options = await ext.open('options.html', { width: 900, height: 800 });
+    await options.waitForSelector('#apiKey');
+  });
+
+  afterAll(async () => {
+    await ext?.close();
+    await fake.stop();
+  });
+
+  it('shows inline errors for an empty key and a bad URL, and saves nothing', async () => {
+    await fill(options, '#baseUrl', 'not a url');
+    await options.click('button[type="submit"]');
+    await options.waitForFunction(() => document.querySelector('[data-status="invalid"]'));
+    expect(await options.$eval('#apiKey-error', (el) => el.textContent)).toBe('Enter your API key.');
+    expect(await options.$eval('#baseUrl-error', (el) => el.textContent)).toBe('Enter a full http:// or https:// URL.');
+    expect(await options.$eval('#apiKey', (el) => el.getAttribute('aria-invalid'))).toBe('true');
+    expect(await stored(options)).toBeNull();
+
+    await fill(options, '#baseUrl', 'ftp://example.com');
+    await fill(options, '#apiKey', 'sk-test');
+    await fill(options, '#maxTokens', '0');
+    await options.click('button[type="submit"]');
+    expect(await options.$eval('#baseUrl-error', (el) => el.textContent)).toBe('Enter a full http:// or https:// URL.');
+    expect(await options.$eval('#maxTokens-error', (el) => el.textContent)).toBe('Enter a whole number from 1 to 128000.');
+    expect(await options.$eval('#apiKey-error', (el) => el.textContent)).toBe('');
+    expect(await stored(options)).toBeNull();
+  });
+
+  it('saves valid settings, which the next run uses', async () => {
+    await fill(options, '#apiKey', '  sk-from-the-form  ');
+    await fill(options, '#baseUrl', fake.url);
+    await fill(options, '#model', 'fake-model-x');
+    await fill(options, '#maxTokens', '2048');
+    await fill(options, '#roundCap', '7');
+    await options.click('button[type="submit"]');
+    await options.waitForFunction(() => document.querySelector('[data-status="saved"]'));
+    expect(await stored(options)).toEqual({
+      version: 1,
+      apiKey: 'sk-from-the-form',
+      baseUrl: fake.url,
+      model: 'fake-model-x',
+      maxTokens: 2048,
+      roundCap: 7,
+    });
+
+    fake.script(text('Configured.'));
+    const popup = await PopupPage.open(ext);
+    await popup.send('Which settings?');
+    await popup.waitForAssistantText('Configured.');
+    const [req] = fake.requests;
+    expect(apiKeyOf(req!.headers)).toBe('sk-from-the-form');
+    expect(req!.body).toMatchObject({ model: 'fake-model-x', max_tokens: 2048, stream: true });
+    await popup.close();
+  });
+});
