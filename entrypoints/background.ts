@@ -26,10 +26,7 @@ export default defineBackground(() => {
   })();
 
   onMessage('listConversations', async () => (await ready).store.list());
-  onMessage('renameConversation', async ({ data }) => {
-    const title = data.title.trim().slice(0, 200);
-    if (title) await (await ready).store.update(data.conversationId, { title });
-  });
+  onMessage('renameConversation', async ({ data }) => (await ready).runs.rename(data.conversationId, data.title));
   onMessage('deleteConversation', async ({ data }) => (await ready).runs.delete(data.conversationId));
   onMessage('sendUserMessage', async ({ data }) => ({
     conversationId: await (await ready).runs.send(data.conversationId, data.text),
@@ -53,8 +50,8 @@ export default defineBackground(() => {
       unsubscribe();
       unsubscribe = () => {};
       if (msg.type !== 'attach') return;
-      const { runs, store } = await ready;
-      const conversationId = msg.conversationId ?? (await store.list())[0]?.id;
+      const { runs } = await ready;
+      const conversationId = msg.conversationId ?? (await runs.latestId());
       if (!conversationId) return post({ type: 'empty' });
       // Subscribe before the snapshot is read so no event falls between the two.
       const queued: PortEvent[] = [];

@@ -15,7 +15,8 @@ export interface ProtocolMap {
 
 export const { sendMessage, onMessage } = defineExtensionMessaging<ProtocolMap>();
 
-/** The long-lived port that streams run events to an attached popup (or side panel). */
+/** The long-lived port that streams run events to an attached popup (or side panel).
+ *  public/preattach.js opens it by this name before the popup's code loads. */
 export const RUN_EVENTS_PORT = 'pagewright:run-events';
 
 /** `conversationId: null` attaches to the most recently updated conversation. */

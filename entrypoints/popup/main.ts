@@ -1,4 +1,3 @@
-import './preattach';
 import { mount } from 'svelte';
 import { browser } from 'wxt/browser';
 import '../../assets/theme.css';

@@ -73,6 +73,16 @@ export class ConversationStore {
       .map(({ id, title, updatedAt, run }) => ({ id, title, updatedAt, status: run.status }));
   }
 
+  /** The most recently updated conversation, read through the index rather than the whole list. */
+  async latestId(): Promise<string | undefined> {
+    let id: string | undefined;
+    await this.tx([META], 'readonly', (t) => {
+      const r = t.objectStore(META).index('updatedAt').openCursor(null, 'prev');
+      r.onsuccess = () => (id = (r.result?.value as ConversationMeta | undefined)?.id);
+    });
+    return id;
+  }
+
   /** Saves message number `seq` and, atomically with it, the conversation's run state. */
   async append(id: string, seq: number, message: StoredMessage, patch: Partial<ConversationMeta> = {}): Promise<void> {
     await this.tx([META, MESSAGES], 'readwrite', (t) => {

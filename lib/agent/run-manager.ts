@@ -40,6 +40,7 @@ interface ActiveRun {
 }
 
 export const MAX_USER_MESSAGE_CHARS = 200_000;
+const RECENT_CONVERSATIONS = 5;
 const INTERRUPTED_TOOL =
   'This tool call was interrupted: the browser stopped the extension before it finished, so its result is unknown. Check the state and call it again if it is still needed.';
 
@@ -51,6 +52,11 @@ export class RunManager {
   private readonly starting = new Set<string>();
   private readonly listeners = new Map<string, Set<(ev: RunEvent) => void>>();
   readonly tasks = new TaskBoards((id, tasks) => this.emit(id, { type: 'tasks', tasks }));
+  /**
+   * Recently used conversations, so reopening the popup does not wait on IndexedDB. The
+   * background is the only writer, and every change goes through the object held here.
+   */
+  private readonly recent = new Map<string, Conversation>();
 
   constructor(private readonly deps: RunManagerDeps) {}
 
@@ -72,7 +78,7 @@ export class RunManager {
 
   async snapshot(conversationId: string): Promise<ConversationSnapshot | undefined> {
     const run = this.active.get(conversationId);
-    const conversation = run?.conversation ?? (await this.deps.store.get(conversationId));
+    const conversation = run?.conversation ?? (await this.load(conversationId));
     if (!conversation) return undefined;
     return {
       conversation: { ...conversation, messages: conversation.messages.slice() },
@@ -91,9 +97,9 @@ export class RunManager {
     }
     return this.claim(conversationId, async () => {
       const settings = await this.deps.loadSettings();
-      let conversation = conversationId ? await this.deps.store.get(conversationId) : undefined;
+      let conversation = conversationId ? await this.load(conversationId) : undefined;
       if (conversationId && !conversation) throw new Error('This conversation no longer exists.');
-      conversation ??= await this.deps.store.create(settings.roundCap);
+      conversation ??= this.remember(await this.deps.store.create(settings.roundCap));
       await this.repair(conversation);
       if (!conversation.title) {
         conversation.title = titleFrom(trimmed);
@@ -123,7 +129,7 @@ export class RunManager {
   async continueRun(conversationId: string): Promise<void> {
     if (this.active.has(conversationId) || this.starting.has(conversationId)) return;
     await this.claim(conversationId, async () => {
-      const conversation = await this.deps.store.get(conversationId);
+      const conversation = await this.load(conversationId);
       if (!conversation) throw new Error('This conversation no longer exists.');
       await this.repair(conversation);
       const settings = await this.deps.loadSettings();
@@ -138,7 +144,7 @@ export class RunManager {
 
   async regenerate(conversationId: string): Promise<void> {
     await this.claim(conversationId, async () => {
-      const conversation = await this.deps.store.get(conversationId);
+      const conversation = await this.load(conversationId);
       if (!conversation) throw new Error('This conversation no longer exists.');
       const cut = regenerateCut(conversation.messages);
       if (cut === undefined) throw new Error('There is no message to answer again.');
@@ -157,7 +163,40 @@ export class RunManager {
     this.stop(conversationId);
     await this.settled(conversationId);
     this.tasks.drop(conversationId);
+    this.recent.delete(conversationId);
     await this.deps.store.delete(conversationId);
+  }
+
+  async rename(conversationId: string, title: string) {
+    const clean = title.trim().replace(/\s+/g, ' ').slice(0, 200);
+    if (!clean) throw new Error('A conversation name cannot be empty.');
+    const conversation = this.active.get(conversationId)?.conversation ?? (await this.load(conversationId));
+    if (!conversation) throw new Error('This conversation no longer exists.');
+    conversation.title = clean;
+    await this.deps.store.update(conversationId, { title: clean });
+    this.emit(conversationId, { type: 'title', title: clean });
+  }
+
+  /** The conversation to attach to when none is named: the most recently updated one. */
+  latestId(): Promise<string | undefined> {
+    return this.deps.store.latestId();
+  }
+
+  private async load(conversationId: string): Promise<Conversation | undefined> {
+    const cached = this.recent.get(conversationId);
+    if (cached) return this.remember(cached);
+    const stored = await this.deps.store.get(conversationId);
+    return stored && this.remember(this.recent.get(conversationId) ?? stored);
+  }
+
+  private remember(conversation: Conversation): Conversation {
+    this.recent.delete(conversation.id);
+    this.recent.set(conversation.id, conversation);
+    for (const id of this.recent.keys()) {
+      if (this.recent.size <= RECENT_CONVERSATIONS) break;
+      if (!this.active.has(id)) this.recent.delete(id);
+    }
+    return conversation;
   }
 
   /** After a restart, a run recorded as running was cut off: say so, so one click continues it. */

@@ -11,19 +11,16 @@ interface EarlyAttach {
   disconnected: boolean;
 }
 
-let early: EarlyAttach | undefined;
+declare global {
+  /** Set by public/preattach.js, which the popup loads before its own code. */
+  var __pagewrightEarlyPort: EarlyAttach | undefined;
+}
 
-/**
- * Asks the background for the latest conversation while the popup's own code is still
- * loading, so the round trip overlaps start-up; the first `attach(null)` adopts this port.
- */
-export function preattachLatest() {
-  const port = browser.runtime.connect({ name: RUN_EVENTS_PORT });
-  const state: EarlyAttach = { port, buffered: [], disconnected: false };
-  port.onMessage.addListener((msg: unknown) => (state.listener ? state.listener(msg as PortEvent) : state.buffered.push(msg as PortEvent)));
-  port.onDisconnect.addListener(() => (state.disconnected = true));
-  port.postMessage({ type: 'attach', conversationId: null } satisfies PortRequest);
-  early = state;
+/** The port public/preattach.js opened for the latest conversation, once. */
+function takeEarlyPort(): EarlyAttach | undefined {
+  const early = globalThis.__pagewrightEarlyPort;
+  globalThis.__pagewrightEarlyPort = undefined;
+  return early && !early.disconnected ? early : undefined;
 }
 
 /** The chat client inside the extension: typed messages for requests, a port for run events. */
@@ -56,8 +53,7 @@ export function createExtensionClient(): ChatClient {
         port.postMessage({ type: 'attach', conversationId: target } satisfies PortRequest);
         onConnection?.(true);
       };
-      const adopted = conversationId === null && early && !early.disconnected ? early : undefined;
-      early = undefined;
+      const adopted = conversationId === null ? takeEarlyPort() : undefined;
       if (adopted) {
         port = adopted.port;
         adopted.listener = handle;
