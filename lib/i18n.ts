@@ -16,3 +16,8 @@ export function setMessageLookup(fn: Lookup) {
 export function t(key: MessageKey, ...substitutions: (string | number)[]): string {
   return lookup(key, substitutions.map(String)) || key;
 }
+
+/** The language of the catalogue the messages actually come from, for <html lang>. */
+export function uiLocale(): string {
+  return t('lang_code');
+}

@@ -1,11 +1,11 @@
 import { mount } from 'svelte';
-import { browser } from 'wxt/browser';
+import { uiLocale } from '../../lib/i18n';
 import '../../assets/theme.css';
 import './popup.css';
 import Chat from '../../lib/ui/chat/Chat.svelte';
 import { createExtensionClient } from '../../lib/ui/extension-client';
 
-document.documentElement.lang = browser.i18n.getUILanguage();
+document.documentElement.lang = uiLocale();
 
 declare global {
   interface Window {

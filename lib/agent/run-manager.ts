@@ -64,7 +64,10 @@ export class RunManager {
     let set = this.listeners.get(conversationId);
     if (!set) this.listeners.set(conversationId, (set = new Set()));
     set.add(listener);
-    return () => set.delete(listener);
+    return () => {
+      set.delete(listener);
+      if (!set.size && this.listeners.get(conversationId) === set) this.listeners.delete(conversationId);
+    };
   }
 
   isRunning(conversationId: string) {

@@ -182,6 +182,20 @@ describe.each(browsers)('popup chat in %s', (name) => {
     expect(hrefs.some((h) => h?.startsWith('javascript:'))).toBe(false);
   });
 
+  it('regenerates the last answer', async () => {
+    fake.script(text('A first answer.'), text('A better answer.'));
+    await popup.send('Answer me twice');
+    await popup.waitForAssistantText('A first answer.');
+    await popup.idle();
+    await popup.page.click('button[aria-label="Regenerate"]');
+    await popup.waitForAssistantText('A better answer.');
+    await popup.idle();
+    expect(await popup.text('[role="log"]')).not.toContain('A first answer.');
+    // The model is asked again with the conversation up to the user's message only.
+    expect(fake.requests[1]!.body.messages).toHaveLength(1);
+    expect(fake.requests[1]!.body.messages[0].content[0].text).toBe('Answer me twice');
+  });
+
   it('lists, switches, renames and deletes conversations', async () => {
     fake.script(text('Answer one.'), text('Answer two.'));
     await popup.send('First topic');

@@ -37,14 +37,15 @@ export async function launch(name: BrowserName): Promise<ExtensionBrowser> {
   return name === 'chromium' ? launchChromium() : launchFirefox();
 }
 
-async function launchChromium(): Promise<ExtensionBrowser> {
+/** `lang` is the browser's UI language (Chromium takes it from LANGUAGE on Linux). */
+export async function launchChromium({ lang = 'en' }: { lang?: string } = {}): Promise<ExtensionBrowser> {
   const browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     pipe: true,
     enableExtensions: [CHROME_BUILD],
-    args: CHROMIUM_ARGS,
-    env: { ...process.env, LANGUAGE: 'en' },
+    args: [...CHROMIUM_ARGS.filter((a) => !a.startsWith('--lang=')), `--lang=${lang}`],
+    env: { ...process.env, LANGUAGE: lang },
   });
   try {
     const worker = await browser.waitForTarget(
