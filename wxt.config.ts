@@ -13,13 +13,36 @@ export default defineConfig({
     binaries: { chrome: '/usr/bin/chromium', firefox: '/usr/bin/firefox-esr' },
     chromiumArgs: ['--no-first-run', '--disable-background-networking', '--disable-sync'],
   },
-  manifest: ({ browser }) => ({
+  manifest: ({ browser, manifestVersion }) => ({
     name: '__MSG_extName__',
     description: '__MSG_extDescription__',
     default_locale: 'en',
-    permissions: ['storage', 'unlimitedStorage', 'tabs'],
+    permissions: [
+      'storage',
+      'unlimitedStorage',
+      'tabs',
+      // get_tab_content and execute_script inject into the tab the model names.
+      'scripting',
+      // Chrome: execute_script on pages whose CSP forbids eval runs through userScripts.execute,
+      // available once the user turns on "Allow User Scripts" for Pagewright.
+      ...(browser === 'firefox' ? [] : ['userScripts']),
+      // Chrome: the offscreen document hosts the sandbox page (the service worker has no DOM).
+      ...(browser === 'firefox' ? [] : ['offscreen']),
+    ],
     host_permissions: ['<all_urls>'],
     action: { default_title: '__MSG_extName__' },
+    // The sandbox (lib/sandbox). Chrome: the sandbox page may eval (and compile QuickJS's
+    // WebAssembly) but reaches nothing on the network; its blob Workers inherit this policy.
+    // Firefox MV2: QuickJS's WebAssembly needs 'wasm-unsafe-eval' (Firefox MV3 allows it).
+    ...(browser === 'firefox'
+      ? manifestVersion === 2
+        ? { content_security_policy: "script-src 'self' 'wasm-unsafe-eval'; object-src 'self';" }
+        : {}
+      : {
+          content_security_policy: {
+            sandbox: "sandbox allow-scripts; script-src 'self' 'unsafe-eval'; worker-src blob:; connect-src 'none'; default-src 'none'",
+          },
+        }),
     ...(browser === 'firefox'
       ? {
           browser_specific_settings: {

@@ -5,6 +5,7 @@ import { createAnthropicClient } from '../lib/agent/model';
 import { RunManager } from '../lib/agent/run-manager';
 import { createAdapters } from '../lib/browser';
 import { onMessage, RUN_EVENTS_PORT, type PortEvent, type PortRequest } from '../lib/protocol';
+import { registerSandboxMessages } from '../lib/sandbox/background';
 import { loadSettings } from '../lib/storage/settings-store';
 import { createBuiltinRegistry } from '../lib/tools';
 
@@ -20,6 +21,7 @@ export default defineBackground(() => {
       loadSettings,
       createClient: createAnthropicClient,
       keepAlive: adapters.keepAlive,
+      browser: { tabs: adapters.tabs, pages: adapters.pages, sandbox: adapters.sandbox },
     });
     await runs.recoverInterrupted();
     return { store, runs };
@@ -34,6 +36,7 @@ export default defineBackground(() => {
   onMessage('stopRun', async ({ data }) => (await ready).runs.stop(data.conversationId));
   onMessage('regenerate', async ({ data }) => (await ready).runs.regenerate(data.conversationId));
   onMessage('continueRun', async ({ data }) => (await ready).runs.continueRun(data.conversationId));
+  registerSandboxMessages(adapters.sandbox);
 
   browser.runtime.onConnect.addListener((port: Browser.runtime.Port) => {
     if (port.name !== RUN_EVENTS_PORT || port.sender?.id !== browser.runtime.id) return;

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
-export const SETTINGS_VERSION = 1;
+export const SETTINGS_VERSION = 2;
 
 const httpUrl = v.pipe(
   v.string(),
@@ -41,6 +41,15 @@ export const SettingsSchema = v.object({
     v.minValue(1, 'settings_error_round_cap'),
     v.maxValue(1000, 'settings_error_round_cap'),
   ),
+  /** A cheaper model for summaries (get_tab_content / web_fetch with a prompt); empty: the main model. */
+  summaryModel: v.pipe(v.string(), v.trim(), v.regex(/^[\w.:@/-]*$/, 'settings_error_model_invalid')),
+  /** How long execute_script code may run. */
+  scriptTimeoutSec: v.pipe(
+    v.number('settings_error_script_timeout'),
+    v.integer('settings_error_script_timeout'),
+    v.minValue(1, 'settings_error_script_timeout'),
+    v.maxValue(300, 'settings_error_script_timeout'),
+  ),
 });
 
 export type Settings = v.InferOutput<typeof SettingsSchema>;
@@ -53,10 +62,13 @@ export const defaultSettings = (): Settings => ({
   model: DEFAULT_MODEL,
   maxTokens: 8192,
   roundCap: 50,
+  summaryModel: '',
+  scriptTimeoutSec: 30,
 });
 
 /**
- * Upgrades whatever an older version stored. Unknown or broken values fall back to defaults
+ * Upgrades whatever an older version stored (v1 → v2 added summaryModel and
+ * scriptTimeoutSec, which take their defaults). Unknown or broken values fall back to defaults
  * field by field, so an update never loses the user's key.
  */
 export function migrateSettings(stored: unknown): Settings {

@@ -21,6 +21,8 @@ import { createAnthropicClient, type ModelClient } from '../lib/agent/model';
 import { idleRun, type RunState, type StoredMessage } from '../lib/agent/types';
 import { defineTool, ToolRegistry, type ToolContext, type ToolOutcome } from '../lib/tools/registry';
 import { TaskBoard } from '../lib/tools/task-board';
+import { detachedEnv } from '../lib/tools/env';
+import { defaultSettings } from '../lib/settings';
 import { FakeAnthropic, text, toolCall } from '../tests/harness/fake-anthropic';
 
 const arg = (name: string) => {
@@ -142,7 +144,7 @@ async function pass(fake: FakeAnthropic, toolRounds: number, commitTo: Commit): 
   const opts: LoopOptions = {
     client,
     registry,
-    toolContext: { conversationId: 'bench', tasks: new TaskBoard() },
+    toolContext: { conversationId: 'bench', tasks: new TaskBoard(), env: detachedEnv(defaultSettings()) },
     system: 'You are a benchmark.',
     model: 'fake-model',
     maxTokens: 1024,

@@ -1,10 +1,15 @@
+import type { PagesAdapter } from '../browser/pages';
+import type { TabsAdapter } from '../browser/tabs';
+import type { SandboxHost } from '../sandbox/types';
 import type { Settings } from '../settings';
+import { detachedEnv, type ToolEnv } from '../tools/env';
 import { TaskBoards } from '../tools/task-board';
 import type { ToolRegistry } from '../tools/registry';
 import type { ConversationStore } from './conversation-store';
 import { runLoop, type LoopHooks, type LoopOutcome } from './loop';
 import { awaitsModel, regenerateCut, repairDanglingToolUse, titleFrom } from './messages';
 import type { ModelClient, ModelEndpoint } from './model';
+import { summarize } from './summarize';
 import { systemPrompt } from './system-prompt';
 import {
   emptyUsage,
@@ -28,6 +33,8 @@ export interface RunManagerDeps {
   loadSettings(): Promise<Settings>;
   createClient(endpoint: ModelEndpoint): ModelClient;
   keepAlive?: KeepAlive;
+  /** The browser behind the tools; absent in unit tests, where browser tools say so. */
+  browser?: { tabs: TabsAdapter; pages: PagesAdapter; sandbox: SandboxHost };
   now?: () => Date;
 }
 
@@ -309,13 +316,21 @@ export class RunManager {
         this.emitRun(conversation, state);
       },
     };
+    const client = this.deps.createClient({ apiKey: settings.apiKey, baseUrl: settings.baseUrl });
+    const env: ToolEnv = {
+      ...detachedEnv(settings),
+      ...this.deps.browser,
+      summarize: (text, prompt, signal) =>
+        summarize(text, prompt, { client, model: settings.summaryModel || settings.model, maxTokens: settings.maxTokens, signal }),
+      notify: (notice) => this.emit(id, { type: 'notice', notice }),
+    };
     let outcome: LoopOutcome;
     try {
       outcome = await runLoop(
         {
-          client: this.deps.createClient({ apiKey: settings.apiKey, baseUrl: settings.baseUrl }),
+          client,
           registry: this.deps.registry,
-          toolContext: { conversationId: id, tasks: this.tasks.for(id) },
+          toolContext: { conversationId: id, tasks: this.tasks.for(id), env },
           system: systemPrompt(this.deps.now?.() ?? new Date()),
           model: settings.model,
           maxTokens: settings.maxTokens,

@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { Notice } from '../tools/env';
 
 export type ContentBlock =
   | Anthropic.TextBlockParam
@@ -104,7 +105,8 @@ export type RunEvent =
   | { type: 'tool_status'; id: string; status: ToolCallStatus }
   | { type: 'run'; run: RunState }
   | { type: 'tasks'; tasks: Task[] }
-  | { type: 'title'; title: string };
+  | { type: 'title'; title: string }
+  | { type: 'notice'; notice: Notice };
 
 export const emptyUsage = (): TokenUsage => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
 

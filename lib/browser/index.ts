@@ -1,14 +1,25 @@
 import type { KeepAlive } from '../agent/run-manager';
+import { createSandboxHost } from '../sandbox';
+import type { SandboxHost } from '../sandbox/types';
 import { persistentPageKeepAlive, serviceWorkerKeepAlive } from './keepalive';
+import { createChromePages, createFirefoxPages, type PagesAdapter } from './pages';
+import { createTabsAdapter, type TabsAdapter } from './tabs';
 
 /** Browser differences, chosen once at start-up from the build target. */
 export interface BrowserAdapters {
   keepAlive: KeepAlive;
+  tabs: TabsAdapter;
+  pages: PagesAdapter;
+  sandbox: SandboxHost;
 }
 
 export function createAdapters(): BrowserAdapters {
-  const serviceWorker = import.meta.env.MANIFEST_VERSION === 3 && !import.meta.env.FIREFOX;
+  const firefox = !!import.meta.env.FIREFOX;
+  const serviceWorker = import.meta.env.MANIFEST_VERSION === 3 && !firefox;
   return {
     keepAlive: serviceWorker ? serviceWorkerKeepAlive() : persistentPageKeepAlive(),
+    tabs: createTabsAdapter(),
+    pages: firefox ? createFirefoxPages() : createChromePages(),
+    sandbox: createSandboxHost(),
   };
 }

@@ -1,7 +1,10 @@
+import { pageTools } from './pages';
 import { ToolRegistry, type ToolDefinition } from './registry';
+import { scriptTools } from './scripts';
+import { tabTools } from './tabs';
 import { taskTools } from './tasks';
 
 /** Every built-in tool, in the order the model sees them. Later families register here. */
-export const builtinTools: readonly ToolDefinition<any>[] = [...taskTools];
+export const builtinTools: readonly ToolDefinition<any>[] = [...tabTools, ...pageTools, ...scriptTools, ...taskTools];
 
 export const createBuiltinRegistry = () => new ToolRegistry(builtinTools);

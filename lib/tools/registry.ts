@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
+import type { ToolEnv } from './env';
 import type { TaskBoard } from './task-board';
 
 export interface ToolContext {
@@ -8,6 +9,7 @@ export interface ToolContext {
   /** Aborted when the user stops the run; handlers pass it to anything slow they start. */
   signal: AbortSignal;
   tasks: TaskBoard;
+  env: ToolEnv;
 }
 
 type AnySchema = v.GenericSchema<unknown, unknown>;

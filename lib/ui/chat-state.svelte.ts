@@ -1,4 +1,5 @@
 import type { DraftBlock, RunEvent, RunState, StoredMessage, Task, ToolCallStatus } from '../agent/types';
+import type { Notice } from '../tools/env';
 
 /** The attached conversation as the UI sees it, rebuilt from the background's events. */
 export class ChatState {
@@ -9,6 +10,8 @@ export class ChatState {
   toolStatus = $state<Record<string, ToolCallStatus>>({});
   run = $state<RunState | null>(null);
   tasks = $state.raw<Task[]>([]);
+  /** The latest thing a tool asked to tell the user, until dismissed. */
+  notice = $state<Notice | null>(null);
   /** False until the first snapshot after attaching (and while reconnecting). */
   loaded = $state(false);
 
@@ -23,6 +26,7 @@ export class ChatState {
     this.toolStatus = {};
     this.run = null;
     this.tasks = [];
+    this.notice = null;
     this.loaded = loaded;
   }
 
@@ -78,6 +82,9 @@ export class ChatState {
         break;
       case 'title':
         this.title = ev.title;
+        break;
+      case 'notice':
+        this.notice = ev.notice;
         break;
     }
   }

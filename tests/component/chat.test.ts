@@ -568,6 +568,18 @@ describe('composer', () => {
   });
 });
 
+describe('notices', () => {
+  test('a tool asking for user scripts shows how to allow them, until dismissed', async () => {
+    const { client } = await mountChat();
+    await client.emit({ type: 'notice', notice: { kind: 'user_scripts_needed' } });
+    const notice = page.getByRole('alert').filter({ hasText: 'Allow User Scripts' });
+    await expect.element(notice).toBeInTheDocument();
+    await expect.element(notice).toHaveTextContent(/chrome:\/\/extensions/);
+    await notice.getByRole('button', { name: 'Dismiss' }).click();
+    expect(document.querySelector('[data-notice]')).toBeNull();
+  });
+});
+
 describe('banners', () => {
   const banner = (name: string) => document.querySelector<HTMLElement>(`[data-banner="${name}"]`);
 

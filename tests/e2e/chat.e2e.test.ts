@@ -68,7 +68,10 @@ describe.each(browsers)('popup chat in %s', (name) => {
 
     // The model saw the task tools, with their JSON schemas, and the tool results.
     const [first, second] = fake.requests;
-    expect(first!.body.tools.map((t: { name: string }) => t.name)).toEqual(['create_task', 'update_task', 'list_tasks']);
+    expect(first!.body.tools.map((t: { name: string }) => t.name)).toEqual([
+      'list_tabs', 'open_tab', 'close_tab', 'activate_tab', 'get_tab_content', 'execute_script',
+      'create_task', 'update_task', 'list_tasks',
+    ]);
     expect(second!.body.messages.at(-1).content[0]).toMatchObject({ type: 'tool_result' });
   });
 

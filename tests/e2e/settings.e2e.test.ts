@@ -62,12 +62,14 @@ describe.each(browsers)('management page settings in %s', (name) => {
     await options.click('button[type="submit"]');
     await options.waitForFunction(() => document.querySelector('[data-status="saved"]'));
     expect(await stored(options)).toEqual({
-      version: 1,
+      version: 2,
       apiKey: 'sk-from-the-form',
       baseUrl: fake.url,
       model: 'fake-model-x',
       maxTokens: 2048,
       roundCap: 7,
+      summaryModel: '',
+      scriptTimeoutSec: 30,
     });
 
     fake.script(text('Configured.'));

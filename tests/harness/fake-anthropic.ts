@@ -55,15 +55,33 @@ export function gate(): Gate {
   return { promise, open };
 }
 
+/** A reply computed from the request, e.g. to use a tab id an earlier tool result gave. */
+export type ReplyFn = (body: any) => ScriptedReply | Promise<ScriptedReply>;
+
+/** The text of the latest tool_result in a request body, parsed as JSON when it is JSON. */
+export function lastToolResult(body: any): { content: any; isError: boolean } {
+  const last = body?.messages?.at(-1);
+  const block = (last?.content ?? []).filter((b: any) => b.type === 'tool_result').at(-1);
+  if (!block) throw new Error('fake model: the request has no tool_result');
+  const raw = typeof block.content === 'string' ? block.content : block.content?.map((c: any) => c.text).join('');
+  let content: any = raw;
+  try {
+    content = JSON.parse(raw);
+  } catch {
+    // plain text result
+  }
+  return { content, isError: !!block.is_error };
+}
+
 export class FakeAnthropic {
   readonly requests: RecordedRequest[] = [];
-  private readonly queue: ScriptedReply[] = [];
+  private readonly queue: (ScriptedReply | ReplyFn)[] = [];
   private server?: http.Server;
   private waiters: { n: number; resolve: () => void }[] = [];
   private idCounter = 0;
   url = '';
 
-  script(...replies: ScriptedReply[]) {
+  script(...replies: (ScriptedReply | ReplyFn)[]) {
     this.queue.push(...replies);
     return this;
   }
@@ -124,7 +142,13 @@ export class FakeAnthropic {
     if (apiKeyOf(req.headers) === 'bad-key') {
       return json(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
     }
-    const reply = this.queue.shift();
+    const next = this.queue.shift();
+    let reply: ScriptedReply | undefined;
+    try {
+      reply = typeof next === 'function' ? await next(body) : next;
+    } catch (e) {
+      return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: `fake: scripted reply failed: ${(e as Error).message}` } });
+    }
     if (!reply) {
       return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: 'fake: no scripted reply left' } });
     }

@@ -14,7 +14,7 @@ export class PopupPage {
 
   async newChat() {
     await this.page.click('button[aria-label="New chat"]');
-    await this.page.waitForFunction(() => !document.querySelector('[data-role="user"]'));
+    await this.page.waitForFunction(() => !document.querySelector('[data-role="user"]'), { polling: 100 });
   }
 
   async send(text: string) {
@@ -27,7 +27,8 @@ export class PopupPage {
     try {
       await this.page.waitForFunction(
         (t) => [...document.querySelectorAll('[data-role^="assistant"]')].some((el) => el.textContent?.includes(t)),
-        { timeout },
+        // Interval polling: an agent that opens tabs hides this one, and hidden tabs get no animation frames.
+        { timeout, polling: 100 },
         text,
       );
     } catch (e) {
@@ -41,7 +42,7 @@ export class PopupPage {
   }
 
   async waitForGone(selector: string, timeout = 15_000) {
-    await this.page.waitForFunction((s) => !document.querySelector(s), { timeout }, selector);
+    await this.page.waitForFunction((s) => !document.querySelector(s), { timeout, polling: 100 }, selector);
   }
 
   async text(selector: string): Promise<string> {
@@ -56,6 +57,27 @@ export class PopupPage {
     await this.waitFor('button[aria-label="Send"]');
   }
 
+  /** The result text of the n-th card of a tool (0-based), once it has one. */
+  async toolResult(tool: string, n = 0, timeout = 20_000): Promise<{ status: string; text: string }> {
+    await this.page.waitForFunction(
+      (name, i) => {
+        const card = document.querySelectorAll(`details[data-tool="${name}"]`)[i];
+        return card && ['done', 'error'].includes(card.getAttribute('data-status') ?? '');
+      },
+      { timeout, polling: 100 },
+      tool,
+      n,
+    );
+    return this.page.evaluate(
+      (name, i) => {
+        const card = document.querySelectorAll(`details[data-tool="${name}"]`)[i]!;
+        return { status: card.getAttribute('data-status')!, text: card.querySelector('.result')?.textContent ?? '' };
+      },
+      tool,
+      n,
+    );
+  }
+
   async close() {
     await this.page.close();
   }
@@ -66,6 +88,8 @@ export async function setSettings(page: Page, patch: Record<string, unknown>) {
   await page.evaluate(async (p) => {
     const api = (globalThis as any).browser ?? (globalThis as any).chrome;
     const got = await api.storage.local.get('settings');
-    await api.storage.local.set({ settings: { version: 1, apiKey: '', baseUrl: 'https://api.anthropic.com', model: 'claude-sonnet-4-5', maxTokens: 8192, roundCap: 50, ...got.settings, ...p } });
+    await api.storage.local.set({
+      settings: { version: 2, apiKey: '', baseUrl: 'https://api.anthropic.com', model: 'fake-model', maxTokens: 8192, roundCap: 50, summaryModel: '', scriptTimeoutSec: 30, ...got.settings, ...p },
+    });
   }, patch);
 }

@@ -3,6 +3,8 @@ import { createAnthropicClient } from '../../lib/agent/model';
 import type { LoopHooks, LoopOptions } from '../../lib/agent/loop';
 import type { StoredMessage, ToolCallStatus, TokenUsage } from '../../lib/agent/types';
 import { defineTool, ToolRegistry } from '../../lib/tools/registry';
+import { defaultSettings } from '../../lib/settings';
+import { detachedEnv } from '../../lib/tools/env';
 import { TaskBoard } from '../../lib/tools/task-board';
 import { taskTools } from '../../lib/tools/tasks';
 
@@ -50,7 +52,7 @@ export function loopOptions(baseUrl: string, messages: StoredMessage[], extra: P
   return {
     client: createAnthropicClient({ apiKey: 'test-key', baseUrl }),
     registry: testRegistry(),
-    toolContext: { conversationId: 'c1', tasks: new TaskBoard() },
+    toolContext: { conversationId: 'c1', tasks: new TaskBoard(), env: detachedEnv(defaultSettings()) },
     system: 'You are a test.',
     model: 'fake-model',
     maxTokens: 1024,

@@ -2,13 +2,16 @@ import * as v from 'valibot';
 import { describe, expect, it, vi } from 'vitest';
 import { createBuiltinRegistry } from '../../lib/tools';
 import { defineTool, ToolError, ToolRegistry, type ToolContext } from '../../lib/tools/registry';
+import { detachedEnv } from '../../lib/tools/env';
 import { TaskBoard } from '../../lib/tools/task-board';
+import { defaultSettings } from '../../lib/settings';
 import { createTask, listTasks, taskTools, updateTask } from '../../lib/tools/tasks';
 
 const context = (extra: Partial<ToolContext> = {}): ToolContext => ({
   conversationId: 'c1',
   signal: new AbortController().signal,
   tasks: new TaskBoard(),
+  env: detachedEnv(defaultSettings()),
   ...extra,
 });
 
@@ -23,8 +26,11 @@ describe('ToolRegistry.modelTools()', () => {
   const tools = createBuiltinRegistry().modelTools();
   const schemaOf = (name: string) => tools.find((t) => t.name === name)!.input_schema as unknown as JsonSchema;
 
-  it('lists the task tools in order, each with a description', () => {
-    expect(tools.map((t) => t.name)).toEqual(['create_task', 'update_task', 'list_tasks']);
+  it('lists the built-in tools in order, each with a description', () => {
+    expect(tools.map((t) => t.name)).toEqual([
+      'list_tabs', 'open_tab', 'close_tab', 'activate_tab', 'get_tab_content', 'execute_script',
+      'create_task', 'update_task', 'list_tasks',
+    ]);
     for (const t of tools) expect(t.description!.length).toBeGreaterThan(20);
   });
 

@@ -16,6 +16,8 @@ const valid = (): Settings => ({
   model: 'claude-sonnet-4-5',
   maxTokens: 8192,
   roundCap: 50,
+  summaryModel: '',
+  scriptTimeoutSec: 30,
 });
 
 const errorsFor = (patch: Record<string, unknown>) => {
@@ -27,6 +29,9 @@ const errorsFor = (patch: Record<string, unknown>) => {
 describe('validateSettings', () => {
   it.each<[string, Record<string, unknown>, Record<string, string>]>([
     ['empty key', { apiKey: '' }, { apiKey: 'settings_error_key_empty' }],
+    ['script timeout 0', { scriptTimeoutSec: 0 }, { scriptTimeoutSec: 'settings_error_script_timeout' }],
+    ['script timeout 301', { scriptTimeoutSec: 301 }, { scriptTimeoutSec: 'settings_error_script_timeout' }],
+    ['summary model with spaces', { summaryModel: 'a b' }, { summaryModel: 'settings_error_model_invalid' }],
     ['blank key', { apiKey: '   ' }, { apiKey: 'settings_error_key_empty' }],
     ['empty URL', { baseUrl: '  ' }, { baseUrl: 'settings_error_url_empty' }],
     ['not a URL', { baseUrl: 'not a url' }, { baseUrl: 'settings_error_url_invalid' }],
@@ -65,6 +70,8 @@ describe('validateSettings', () => {
       model: '\tclaude-opus-4@2025-01-01 ',
       maxTokens: 1,
       roundCap: 1000,
+      summaryModel: ' claude-haiku-5-5 ',
+      scriptTimeoutSec: 300,
     });
     expect(r).toEqual({
       ok: true,
@@ -75,6 +82,8 @@ describe('validateSettings', () => {
         model: 'claude-opus-4@2025-01-01',
         maxTokens: 1,
         roundCap: 1000,
+        summaryModel: 'claude-haiku-5-5',
+        scriptTimeoutSec: 300,
       },
     });
   });
@@ -116,6 +125,8 @@ describe('migrateSettings', () => {
       model: DEFAULT_MODEL,
       maxTokens: 8192,
       roundCap: 50,
+      summaryModel: '',
+      scriptTimeoutSec: 30,
     });
     expect(migrated).not.toHaveProperty('theme');
   });
@@ -123,7 +134,7 @@ describe('migrateSettings', () => {
   it('keeps valid values from an older version, normalised', () => {
     expect(
       migrateSettings({ version: 0, apiKey: '', baseUrl: ' http://127.0.0.1:9000 ', model: 'm-1', maxTokens: 64, roundCap: 7 }),
-    ).toEqual({ version: SETTINGS_VERSION, apiKey: '', baseUrl: 'http://127.0.0.1:9000', model: 'm-1', maxTokens: 64, roundCap: 7 });
+    ).toEqual({ version: SETTINGS_VERSION, apiKey: '', baseUrl: 'http://127.0.0.1:9000', model: 'm-1', maxTokens: 64, roundCap: 7, summaryModel: '', scriptTimeoutSec: 30 });
   });
 
   it('ignores a key that is not a string', () => {

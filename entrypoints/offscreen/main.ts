@@ -1,0 +1,3 @@
+import { startSandboxRelay } from '../../lib/sandbox/offscreen-relay';
+
+startSandboxRelay();

@@ -1,0 +1,29 @@
+/**
+ * Injected into a tab by get_tab_content (scripting.executeScript with files: ['page-reader.js']).
+ * It installs one function, window.__pagewrightReadPage(opts), which the tool then calls; the result
+ * is plain JSON so it survives executeScript, and errors come back as { error: { code, message } }
+ * rather than as a rejected injection. Injecting twice just installs the function again.
+ */
+import { defineUnlistedScript } from 'wxt/utils/define-unlisted-script';
+import { ExtractError, extractPage, type ExtractOptions, type ExtractResult } from '../lib/extract';
+
+export type ReadPageResult = ExtractResult | { error: { code: string; message: string } };
+
+declare global {
+  // eslint-disable-next-line no-var
+  var __pagewrightReadPage: ((opts?: ExtractOptions) => ReadPageResult) | undefined;
+}
+
+export function readPage(opts: ExtractOptions = {}): ReadPageResult {
+  try {
+    const { title, url, content, truncated, usedSelector } = extractPage(document, opts);
+    return { title, url, content, truncated, usedSelector };
+  } catch (e) {
+    if (e instanceof ExtractError) return { error: { code: e.code, message: e.message } };
+    return { error: { code: 'internal', message: e instanceof Error ? e.message : String(e) } };
+  }
+}
+
+export default defineUnlistedScript(() => {
+  globalThis.__pagewrightReadPage = readPage;
+});

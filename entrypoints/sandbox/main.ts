@@ -1,0 +1,3 @@
+import { startSandboxPage } from '../../lib/sandbox/sandbox-page';
+
+startSandboxPage();

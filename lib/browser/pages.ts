@@ -1,0 +1,193 @@
+import { browser } from 'wxt/browser';
+import { pageRunner, type PageRunResult } from './page-runner';
+
+/** The annotated Markdown of a page, as the page reader returns it. */
+export interface PageContent {
+  title: string;
+  url: string;
+  content: string;
+  truncated: boolean;
+  usedSelector: string;
+}
+
+export type PageErrorCode =
+  | 'restricted'
+  | 'invalid_selector'
+  | 'no_match'
+  | 'empty'
+  | 'user_scripts_needed'
+  | 'timeout'
+  | 'injection_failed';
+
+export class PageError extends Error {
+  override name = 'PageError';
+  constructor(
+    readonly code: PageErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface PageRunOptions {
+  timeoutMs: number;
+  maxChars: number;
+  signal: AbortSignal;
+}
+
+export interface PageRunOutcome extends PageRunResult {
+  /** How the code ran: the page's MAIN world, or Firefox's content-script fallback. */
+  world: 'main' | 'isolated';
+}
+
+export interface PagesAdapter {
+  read(tabId: number, options: { selector?: string; maxLength?: number }, signal: AbortSignal): Promise<PageContent>;
+  run(tabId: number, code: string, options: PageRunOptions): Promise<PageRunOutcome>;
+}
+
+const READER_FILE = '/page-reader.js';
+const READ_TIMEOUT_MS = 20_000;
+
+type Injector = (details: Parameters<typeof browser.scripting.executeScript>[0]) => Promise<unknown>;
+
+/** The browser's injection errors, told in terms the model can act on. */
+function injectionError(e: unknown): PageError {
+  const message = e instanceof Error ? e.message : String(e);
+  if (/cannot (access|be scripted)|cannot script|missing host permission|extensions gallery|restricted|chrome:\/\/|about:|moz-extension|pdf/i.test(message)) {
+    return new PageError('restricted', `The browser does not let extensions into this page (${message}).`);
+  }
+  if (/no tab with id|invalid tab id/i.test(message)) return new PageError('injection_failed', message);
+  return new PageError('injection_failed', `Could not run in the page: ${message}`);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, signal: AbortSignal, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new PageError('timeout', what)), ms);
+    const onAbort = () => reject(new PageError('timeout', 'Stopped by the user.'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    });
+  });
+}
+
+async function firstResult<T>(inject: Injector, details: Parameters<Injector>[0]): Promise<T> {
+  let results: unknown;
+  try {
+    results = await inject(details);
+  } catch (e) {
+    throw injectionError(e);
+  }
+  const first = (results as { result?: T; error?: unknown }[] | undefined)?.[0];
+  if (!first) throw new PageError('injection_failed', 'The page returned nothing (it may have navigated away meanwhile).');
+  if (first.error !== undefined && first.error !== null) throw injectionError(first.error);
+  return first.result as T;
+}
+
+async function readPage(tabId: number, options: { selector?: string; maxLength?: number }, signal: AbortSignal): Promise<PageContent> {
+  const inject: Injector = (d) => browser.scripting.executeScript(d);
+  const run = async () => {
+    await firstResult(inject, { target: { tabId }, files: [READER_FILE] });
+    return firstResult<PageContent | { error: { code: PageErrorCode; message: string } } | undefined>(inject, {
+      target: { tabId },
+      func: (opts: { selector?: string; maxLength?: number; url?: string }) => {
+        const reader = (globalThis as { __pagewrightReadPage?: (o: unknown) => unknown }).__pagewrightReadPage;
+        return reader ? reader(opts) : { error: { code: 'injection_failed', message: 'The page reader did not load.' } };
+      },
+      args: [options],
+    });
+  };
+  const result = await withTimeout(run(), READ_TIMEOUT_MS, signal, `Reading the page took longer than ${READ_TIMEOUT_MS / 1000} s.`);
+  if (!result) throw new PageError('injection_failed', 'The page reader returned nothing.');
+  if ('error' in result) throw new PageError(result.error.code, result.error.message);
+  return result;
+}
+
+function timeoutMessage(ms: number) {
+  return (
+    `The code did not finish within ${ms / 1000} s. If it is waiting on something, return sooner; ` +
+    'if it is stuck in a loop, the page may be unresponsive now (reloading the tab with open_tab on its URL recovers it).'
+  );
+}
+
+const runInMain = (tabId: number, code: string, o: PageRunOptions) =>
+  withTimeout(
+    firstResult<PageRunResult>((d) => browser.scripting.executeScript(d), {
+      target: { tabId },
+      world: 'MAIN',
+      func: pageRunner,
+      args: [code, o.maxChars, 'eval'],
+    }),
+    o.timeoutMs,
+    o.signal,
+    timeoutMessage(o.timeoutMs),
+  );
+
+/**
+ * Chrome: the MAIN world through scripting; on a page whose CSP forbids eval, through
+ * userScripts.execute (which the page's CSP does not govern) once the user allowed user scripts.
+ */
+export function createChromePages(): PagesAdapter {
+  return {
+    read: readPage,
+    async run(tabId, code, o) {
+      const first = await runInMain(tabId, code, o);
+      if (first.ok || first.error?.kind !== 'csp') return { ...first, world: 'main' };
+      const userScripts = (globalThis as { chrome?: { userScripts?: { execute?: Injector } } }).chrome?.userScripts;
+      if (!userScripts?.execute) {
+        throw new PageError(
+          'user_scripts_needed',
+          "This page's Content-Security-Policy forbids running code strings. Chrome allows it only through user scripts: " +
+            'the user must open chrome://extensions, click "Details" on Pagewright and turn on "Allow User Scripts", then you can retry. ' +
+            'Until then, read the page with get_tab_content.',
+        );
+      }
+      const source = `(${pageRunner.toString()})(null, ${o.maxChars}, 'inline', async () => {\n${code}\n})`;
+      const result = await withTimeout(
+        firstResult<PageRunResult | undefined>(userScripts.execute.bind(userScripts), {
+          target: { tabId },
+          world: 'MAIN',
+          js: [{ code: source }],
+        } as never),
+        o.timeoutMs,
+        o.signal,
+        timeoutMessage(o.timeoutMs),
+      ).catch((e: unknown) => {
+        // The code is inlined into the injected source, so a syntax error fails the injection.
+        if (e instanceof PageError && /SyntaxError|Unexpected|Invalid or unexpected/i.test(e.message)) {
+          return { ok: false, error: { kind: 'syntax', name: 'SyntaxError', message: e.message.replace(/^Could not run in the page: /, '') } } as PageRunResult;
+        }
+        throw e;
+      });
+      if (!result) throw new PageError('injection_failed', 'The user script returned nothing.');
+      return { ...result, world: 'main' };
+    },
+  };
+}
+
+/**
+ * Firefox: the MAIN world through scripting; under a CSP that forbids eval (Firefox still
+ * applies the page's CSP to extension-injected page scripts, bug 1267027), the content-script
+ * world, where the code sees the page's own window and DOM through Xray waivers.
+ */
+export function createFirefoxPages(): PagesAdapter {
+  return {
+    read: readPage,
+    async run(tabId, code, o) {
+      const first = await runInMain(tabId, code, o);
+      if (first.ok || first.error?.kind !== 'csp') return { ...first, world: 'main' };
+      const second = await withTimeout(
+        firstResult<PageRunResult>((d) => browser.scripting.executeScript(d), {
+          target: { tabId },
+          func: pageRunner,
+          args: [code, o.maxChars, 'isolated'],
+        }),
+        o.timeoutMs,
+        o.signal,
+        timeoutMessage(o.timeoutMs),
+      );
+      return { ...second, world: 'isolated' };
+    },
+  };
+}

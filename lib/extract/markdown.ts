@@ -1,0 +1,363 @@
+/**
+ * The inert copy (or Defuddle's cleaned content) → annotated Markdown, with turndown. Every rule that
+ * annotates looks up the live element through the node's ref, so labels, values and selectors
+ * describe the page as it is now.
+ */
+import TurndownService from 'turndown';
+import { annotation, formatControl, formatRegion } from './annotate';
+import { describeControl, isControl, labelOf, normalize, widgetRole } from './interactive';
+import { isAutoId, type SelectorBuilder } from './selectors';
+import { liveOf } from './snapshot';
+import { notActionable } from './visibility';
+
+export interface RenderContext {
+  /** The live document the refs point into. */
+  doc: Document;
+  /** The page's URL (same-origin links are shown from their path) and the base relative URLs resolve against. */
+  pageUrl: URL | null;
+  baseUrl: string;
+  /** The page title (normalised), which lead images often repeat as their alt text. */
+  title?: string;
+  refs: Element[];
+  builder: SelectorBuilder;
+  /** Live elements already written out (so "Page controls" does not repeat them). */
+  emitted: Set<Element>;
+}
+
+const REGION_ROLES: Record<string, string> = {
+  navigation: 'nav', main: 'main', search: 'search', form: 'form', dialog: 'dialog', alertdialog: 'dialog',
+  complementary: 'aside', region: 'region', tablist: 'tablist', menu: 'menu', menubar: 'menubar',
+  toolbar: 'toolbar', tree: 'tree', grid: 'grid', listbox: 'listbox', radiogroup: 'radiogroup',
+};
+const REGION_TAGS = new Set(['main', 'nav', 'form', 'search', 'aside', 'dialog']);
+const NAMED_REGION_TAGS = new Set(['section', 'article', 'fieldset']);
+const BLOCKY = 'p, div, h1, h2, h3, h4, h5, h6, ul, ol, table, blockquote, pre, section, article';
+
+/** What kind of region `el` is, for a `[kind "label" {selector}]` line, or null. */
+export function regionKind(el: Element): string | null {
+  const role = el.getAttribute('role')?.trim().split(/\s+/)[0]?.toLowerCase();
+  if (role && REGION_ROLES[role]) return REGION_ROLES[role]!;
+  const tag = el.localName;
+  if (tag === 'iframe' || tag === 'frame') return 'iframe';
+  if (REGION_TAGS.has(tag)) return tag;
+  if (NAMED_REGION_TAGS.has(tag)) {
+    const id = el.getAttribute('id');
+    if (el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') || (id && !isAutoId(id))) return tag;
+  }
+  return null;
+}
+
+function regionLabel(el: Element): string {
+  if (el.localName === 'iframe' || el.localName === 'frame') return normalize(el.getAttribute('title') ?? el.getAttribute('name') ?? '');
+  if (el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')) return labelOf(el);
+  if (el.localName === 'fieldset') return normalize(el.querySelector('legend')?.textContent ?? '');
+  return '';
+}
+
+/**
+ * Renders the children of `root`. With a `limit`, stops soon after the output passes that many
+ * characters (the caller cuts it exactly): a 5 MB page is not converted whole for 50k characters.
+ */
+export type Renderer = (root: Element, limit?: number) => string;
+
+export function createRenderer(ctx: RenderContext): Renderer {
+  const service = new TurndownService({
+    headingStyle: 'atx',
+    codeBlockStyle: 'fenced',
+    bulletListMarker: '-',
+    hr: '---',
+    emDelimiter: '*',
+    blankReplacement: (content, node) => {
+      // Icon-only buttons and empty fields are "blank" to turndown but are exactly what we list.
+      const live = ctx.refs.length ? liveOf(node, ctx.refs) : undefined;
+      if (live && isControl(live)) return control(live, '');
+      return (node as unknown as { isBlock: boolean }).isBlock ? '\n\n' : '';
+    },
+  });
+  const baseEscape = service.escape.bind(service);
+  service.escape = (s: string) => baseEscape(s).replace(/[{}]/g, '\\$&');
+
+  const live = (node: Element) => liveOf(node, ctx.refs);
+  const selector = (el: Element) => ctx.builder.selectorFor(el);
+
+  /** A control's annotation, once per control (`again`: the caller replaces an earlier rendering). */
+  const control = (el: Element, content: string, again = false): string => {
+    if (notActionable(el) || (ctx.emitted.has(el) && !again)) return '';
+    ctx.emitted.add(el);
+    const info = describeControl(el);
+    const sel = selector(el);
+    // A big clickable card (role=button around a whole teaser) keeps its text; the marker follows it.
+    if ((info.kind === 'button' || info.kind === 'widget' || info.kind === 'link') && el.querySelector(BLOCKY)) {
+      return `${content.trim()} ${formatControl({ ...info, label: '' }, sel)}`;
+    }
+    // A form reads as one field per line; buttons and widgets stay in the flow of the text.
+    const line = formatControl(info, sel);
+    return info.kind === 'button' || info.kind === 'widget' || info.kind === 'link' ? line : `\n${line}\n`;
+  };
+
+  service.remove(['script', 'style', 'noscript', 'template', 'head', 'title', 'meta', 'link', 'svg' as 'script', 'canvas', 'object', 'embed', 'datalist']);
+
+  service.addRule('pre', {
+    filter: 'pre',
+    replacement: (_content, node) => {
+      const code = node.textContent ?? '';
+      if (!code.trim()) return '';
+      const cls = `${node.getAttribute('class') ?? ''} ${node.querySelector('code')?.getAttribute('class') ?? ''}`;
+      const lang = /(?:^|\s)(?:language|lang)-([\w+#.-]+)/.exec(cls)?.[1] ?? '';
+      let fence = '```';
+      while (code.includes(fence)) fence += '`';
+      return `\n\n${fence}${lang}\n${code.replace(/\n$/, '')}\n${fence}\n\n`;
+    },
+  });
+
+  // Only images with a text alternative: the model cannot see pixels, and an unlabelled image URL
+  // is tokens for nothing.
+  service.addRule('image', {
+    filter: 'img',
+    replacement: (_content, node) => {
+      const alt = normalize(node.getAttribute('alt') ?? '');
+      const src = node.getAttribute('src') ?? '';
+      // Nor the lead image that only repeats the page title (the result has the title).
+      if (!alt || (ctx.title && alt.length >= 15 && ctx.title.includes(alt))) return '';
+      if (!src || /^data:/i.test(src)) return service.escape(alt);
+      return `![${service.escape(alt)}](${destination(displayUrl(src, ctx))})`;
+    },
+  });
+
+  service.addRule('iframe', {
+    filter: ['iframe', 'frame' as 'iframe'],
+    replacement: (_content, node) => {
+      const l = live(node);
+      return l ? `\n\n${formatRegion('iframe', regionLabel(l), selector(l))}\n\n` : '';
+    },
+  });
+
+  // Lists with a one-space gap after the marker (turndown pads to four): the same Markdown, fewer tokens.
+  service.addRule('listItem', {
+    filter: 'li',
+    replacement: (content, node) => {
+      const parent = node.parentNode as Element | null;
+      let prefix = '- ';
+      if (parent?.nodeName === 'OL') {
+        const start = Number(parent.getAttribute('start')) || 1;
+        prefix = `${start + Array.prototype.indexOf.call(parent.children, node)}. `;
+      }
+      const body = content.replace(/^\n+/, '').replace(/\n+$/, '\n').replace(/\n/gm, `\n${' '.repeat(prefix.length)}`);
+      return prefix + body.trimEnd() + (node.nextSibling ? '\n' : '');
+    },
+  });
+
+  addTableRules(service);
+
+  let shown: Set<Element> | undefined;
+  const isShown = (el: Element) => (shown ??= new Set(ctx.refs)).has(el);
+  service.addRule('label', {
+    filter: 'label',
+    replacement: (content, node) => {
+      const l = live(node) as HTMLLabelElement | undefined;
+      const target = l?.control;
+      if (!l || !target || !isControl(target) || notActionable(target)) return content;
+      // The control carries this text as its label: say it once. A control the page hides behind
+      // its label (a styled checkbox) is listed here, where the user clicks.
+      if (l.contains(target)) return control(target, content, true);
+      if (!isShown(target)) return control(target, content);
+      return '';
+    },
+  });
+
+  service.addRule('region', {
+    filter: (node) => {
+      const l = live(node);
+      return !!l && !isControl(l) && regionKind(l) !== null;
+    },
+    replacement: (content, node) => {
+      const l = live(node)!;
+      const line = formatRegion(regionKind(l)!, regionLabel(l), selector(l));
+      return content.trim() ? `\n\n${line}\n\n${content}\n\n` : `\n\n${line}\n\n`;
+    },
+  });
+
+  service.addRule('heading', {
+    filter: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'],
+    replacement: (content, node) => {
+      const text = content.replace(/\s*\n+\s*/g, ' ').trim();
+      if (!text) return '';
+      const l = live(node);
+      const level = Number(node.nodeName.charAt(1));
+      let sel = l && !isControl(l) ? selector(l) : null;
+      // Headings are read, rarely acted on: a long structural path is more tokens than it is worth.
+      if (sel && (sel.match(/ > /g)?.length ?? 0) > MAX_HEADING_STEPS) sel = null;
+      if (l) ctx.emitted.add(l);
+      return `\n\n${'#'.repeat(level)} ${text}${sel ? ` ${annotation(sel)}` : ''}\n\n`;
+    },
+  });
+
+  service.addRule('control', {
+    filter: (node) => {
+      const l = live(node);
+      return !!l && isControl(l) && !(l.localName === 'a' && !widgetRole(l));
+    },
+    replacement: (content, node) => control(live(node)!, content),
+  });
+
+  // Links are found by URL (LINK_NOTE): following any link to a URL does what following another
+  // one does, so only links that document.links cannot see (shadow roots, frames) get a selector.
+  service.addRule('link', {
+    filter: 'a',
+    replacement: (content, node) => {
+      const l = live(node) as HTMLAnchorElement | undefined;
+      const inTop = !l || l.getRootNode() === ctx.doc;
+      // Frames and shadow trees resolve against their own base: take the browser's resolution there.
+      const href = l && !inTop ? l.href : (l ?? node).getAttribute('href');
+      let text = content.replace(/\s*\n+\s*/g, ' ').trim();
+      if (!href || /^\s*javascript:/i.test(href)) {
+        // Clickable but going nowhere: a button in disguise.
+        return l && isControl(l) ? control(l, content) : text;
+      }
+      if (!text && l) text = service.escape(labelOf(l));
+      if (!text) return '';
+      if (l) ctx.emitted.add(l);
+      const sel = l && !inTop ? selector(l) : null;
+      const url = displayUrl(href, ctx);
+      // A link whose text is its URL says it once: <https://…>.
+      const link = text.replace(/\\(.)/g, '$1') === url && /^[a-z][\w+.-]*:\/\/[^\s<>]+$/i.test(url) ? `<${url}>` : `[${text}](${destination(url)})`;
+      return `${link}${sel ? ` ${annotation(sel)}` : ''}`;
+    },
+  });
+
+  const whole = (root: Element) => tidy(service.turndown(root as unknown as TurndownService.Node));
+  return (root, limit) => {
+    if (limit === undefined || (root.textContent?.length ?? 0) <= limit) return whole(root);
+    // Convert the content in slices cut at block boundaries (big wrappers opened up), and stop
+    // once past the limit.
+    const parts: string[] = [];
+    let size = 0;
+    let slice: Node[] = [];
+    let sliceText = 0;
+    const flush = () => {
+      if (!slice.length) return;
+      const holder = root.ownerDocument.createElement('div');
+      holder.append(...slice);
+      slice = [];
+      sliceText = 0;
+      const md = whole(holder);
+      if (md) {
+        parts.push(md);
+        size += md.length + 2;
+      }
+    };
+    for (const unit of units(root)) {
+      if (size > limit) break;
+      if (sliceText > SLICE && unit.node.nodeType === 1 && BLOCKS.has((unit.node as Element).localName)) flush();
+      slice.push(unit.node);
+      sliceText += unit.text;
+    }
+    if (size <= limit) flush();
+    return parts.join('\n\n');
+  };
+}
+
+/** The children of `el` in order, with wrappers too big for one slice opened up. */
+function* units(el: Element): Generator<{ node: Node; text: number }> {
+  for (const node of Array.from(el.childNodes)) {
+    const text = node.textContent?.length ?? 0;
+    if (text > SLICE && node.nodeType === 1 && WRAPPERS.has((node as Element).localName)) yield* units(node as Element);
+    else yield { node, text };
+  }
+}
+
+const SLICE = 16_000;
+/** Headings whose only selector is a longer chain of child steps go without one. */
+const MAX_HEADING_STEPS = 3;
+const WRAPPERS = new Set(['div', 'section', 'article', 'main', 'body', 'span', 'font', 'center']);
+const BLOCKS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'details', 'dialog', 'div', 'dl', 'fieldset', 'figure', 'footer', 'form',
+  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'ul',
+]);
+
+
+/** GFM tables for data tables; layout tables (one column, or blocks in cells) become their content. */
+function addTableRules(service: TurndownService): void {
+  const kinds = new WeakMap<Element, boolean>();
+  const isData = (table: Element | null): boolean => {
+    if (!table) return false;
+    let data = kinds.get(table);
+    if (data === undefined) {
+      const rows = Array.from((table as HTMLTableElement).rows ?? []);
+      const width = Math.max(0, ...rows.map((r) => r.cells.length));
+      data = rows.length > 0 && width > 1 && !table.querySelector('table, pre, ul, ol, h1, h2, h3, h4, h5, h6, blockquote');
+      kinds.set(table, data);
+    }
+    return data;
+  };
+  const cellRow = (node: Element) => node.closest('tr');
+
+  service.addRule('tableCell', {
+    filter: (node) => (node.nodeName === 'TD' || node.nodeName === 'TH') && isData(node.closest('table')),
+    replacement: (content, node) => {
+      const text = content.replace(/\s*\n+\s*/g, ' ').replace(/\|/g, '\\|').trim();
+      const span = Math.min(Number(node.getAttribute('colspan')) || 1, 20);
+      const first = cellRow(node)?.cells[0] === node;
+      return `${first ? '|' : ''} ${text} |${' |'.repeat(span - 1)}`;
+    },
+  });
+  service.addRule('tableRow', {
+    filter: (node) => node.nodeName === 'TR' && isData(node.closest('table')),
+    replacement: (content, node) => {
+      const table = node.closest('table') as HTMLTableElement;
+      const line = `\n${content.trim()}`;
+      if (table.rows[0] !== node) return line;
+      const width = Math.max(...Array.from(table.rows).map((r) => Array.from(r.cells).reduce((n, c) => n + (Math.min(Number(c.getAttribute('colspan')) || 1, 20)), 0)));
+      return `${line}\n|${' --- |'.repeat(width)}`;
+    },
+  });
+  service.addRule('tableSection', {
+    filter: (node) => ['THEAD', 'TBODY', 'TFOOT'].includes(node.nodeName) && isData(node.closest('table')),
+    replacement: (content) => content,
+  });
+  service.addRule('table', {
+    filter: (node) => node.nodeName === 'TABLE' && isData(node),
+    replacement: (content, node) => {
+      const caption = normalize(node.querySelector('caption')?.textContent ?? '');
+      return `\n\n${caption ? `${service.escape(caption)}\n\n` : ''}${content.replace(/^\n+/, '')}\n\n`;
+    },
+  });
+  service.addRule('caption', { filter: 'caption', replacement: () => '' });
+}
+
+/**
+ * Same-origin URLs are shown from their path (the page URL is in the result), same-page fragments as
+ * `#id`: links are most of a page's tokens.
+ */
+export function displayUrl(href: string, ctx: Pick<RenderContext, 'pageUrl' | 'baseUrl'>): string {
+  let url: URL;
+  try {
+    url = new URL(href, ctx.baseUrl);
+  } catch {
+    return href;
+  }
+  const page = ctx.pageUrl;
+  if (!page || url.origin !== page.origin || (url.protocol !== 'http:' && url.protocol !== 'https:')) return url.href;
+  if (url.pathname === page.pathname && url.search === page.search && url.hash) return url.hash;
+  return url.pathname + url.search + url.hash;
+}
+
+function destination(url: string): string {
+  const escaped = url.replace(/[()<>]/g, (c) => encodeURIComponent(c));
+  return /\s/.test(escaped) ? `<${escaped}>` : escaped;
+}
+
+
+/**
+ * Collapses the blank lines and stray spaces turndown leaves around removed blocks, and keeps
+ * adjacent controls apart ("][" cannot come from page text: its brackets are escaped).
+ */
+function tidy(md: string): string {
+  return md
+    .replace(/[ \t]+$/gm, '')
+    .replace(/^ {1,3}(?=\[)/gm, '')
+    .replace(/(?<!\\)\]\[(?=[a-z])/g, '] [')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+

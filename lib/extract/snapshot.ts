@@ -1,0 +1,246 @@
+/**
+ * An inert copy of the page as the user sees it, to extract from without touching the live DOM.
+ *
+ * The copy (a cloned Document, which has no browsing context: no scripts run, nothing loads,
+ * custom elements are not upgraded) keeps a link back to the live elements: every element that
+ * can matter carries REF_ATTR = "pw<n>", and refs[n] is the live element. Hidden subtrees are
+ * dropped, open shadow roots are flattened into their hosts (slots filled with the light DOM), and
+ * same-origin iframes are inlined, so the extractor reads one tree.
+ */
+import type { SelectorBuilder } from './selectors';
+import { hiddenTest, markupHidden, type HiddenTest } from './visibility';
+
+/**
+ * Defuddle strips every attribute not on its allow-list from the content it returns, data-* included.
+ * `voffset` is on that list (a MathML attribute that no HTML element uses), so a ref survives
+ * Defuddle's cleanup, and its heading and paragraph rewrites, which copy allowed attributes.
+ * Values are "pw<n>", which a real MathML voffset (a length) never is.
+ */
+export const REF_ATTR = 'voffset';
+const REF_PREFIX = 'pw';
+const HTML_NS = 'http://www.w3.org/1999/xhtml';
+
+/** Left to Defuddle as they are (JSON-LD lives in scripts); never hidden-checked or referenced. */
+const PASSIVE = new Set(['script', 'style', 'template', 'link', 'meta', 'title', 'base']);
+/** Their descendants are not addressed one by one. */
+const OPAQUE = new Set(['select', 'datalist', 'picture', 'video', 'audio', 'object', 'canvas', 'noscript', 'iframe', 'frame']);
+/** Inline text-level tags: no annotation ever points at them, so no ref (keeps the copy light). */
+const NO_REF = new Set([
+  'span', 'b', 'i', 'em', 'strong', 'small', 'sup', 'sub', 'br', 'wbr', 'img', 'source', 'code', 'font', 'abbr',
+  'cite', 'mark', 's', 'u', 'q', 'time', 'tr', 'tbody', 'thead', 'tfoot', 'col', 'colgroup', 'li', 'p', 'dt', 'dd',
+  'del', 'ins', 'kbd', 'var', 'samp', 'bdi', 'bdo', 'ruby', 'rt', 'rp', 'data', 'track', 'area', 'map', 'param',
+  'hr', 'option', 'optgroup', 'figcaption', 'caption', 'legend',
+]);
+/**
+ * Text-level tags: asking the browser whether each is visible costs more than it finds (they are
+ * most of a page's elements, and hidden text sits in hidden blocks); their markup is checked.
+ */
+const INLINE = new Set(['span', 'a', 'b', 'i', 'em', 'strong', 'small', 'sup', 'sub', 'br', 'wbr', 'img', 'code', 'font', 'abbr', 'cite', 'mark', 's', 'u', 'q', 'time', 'del', 'ins', 'kbd', 'var', 'samp', 'bdi', 'bdo', 'source', 'path']);
+const MAX_NESTING = 8;
+
+export interface Snapshot {
+  /** The inert copy (with the page's <head>: Defuddle reads metadata there). */
+  doc: Document;
+  /** The copies of the roots asked for (the body, or each element a selector matched). */
+  roots: Element[];
+  refs: Element[];
+}
+
+interface Walk {
+  out: Document;
+  refs: Element[];
+  builder: SelectorBuilder;
+  depth: number;
+}
+
+/** The live element a node of the copy stands for. */
+export function liveOf(node: Element, refs: Element[]): Element | undefined {
+  const ref = node.getAttribute(REF_ATTR);
+  return ref && ref.startsWith(REF_PREFIX) ? refs[Number(ref.slice(REF_PREFIX.length))] : undefined;
+}
+
+/**
+ * The whole page, or on a huge page its first `maxText` characters of text (in document order, with
+ * everything before them): the output stops at maxLength anyway, and Defuddle's cost grows with the
+ * page (on a 5 MB page it alone took longer than the tool may). `cut` says the copy is partial.
+ */
+export function snapshotDocument(doc: Document, builder: SelectorBuilder, maxText = Infinity): Snapshot & { cut: boolean } {
+  const stop = doc.body ? textCutPoint(doc.body, maxText) : null;
+  const out = stop ? prefixCopy(doc, stop) : (doc.cloneNode(true) as Document);
+  const refs: Element[] = [];
+  const roots: Element[] = [];
+  if (doc.body && out.body) {
+    copyTree(doc.body, out.body, hiddenTest(doc), { out, refs, builder, depth: 0 }, true);
+    if (out.body) roots.push(out.body); // gone if the body itself is hidden
+  }
+  // Code and styles are not content, and Defuddle clones the document again (up to four times)
+  // and walks every stylesheet rule: without them it runs about a third faster.
+  for (const el of Array.from(out.querySelectorAll(STRIP))) el.remove();
+  // Icon paths and long option lists: never text for the reader, and the controls are read live.
+  for (const el of Array.from(out.querySelectorAll(EMPTY))) el.replaceChildren();
+  return { doc: out, roots, refs, cut: !!stop };
+}
+
+/** The text node where the body's visible-ish text passes `maxText` characters, or null. */
+function textCutPoint(body: Element, maxText: number): Node | null {
+  if (!Number.isFinite(maxText)) return null;
+  const walker = body.ownerDocument.createTreeWalker(body, 4 /* NodeFilter.SHOW_TEXT */);
+  let total = 0;
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const parent = n.parentNode?.nodeName;
+    if (parent === 'SCRIPT' || parent === 'STYLE' || parent === 'NOSCRIPT' || parent === 'TEMPLATE') continue;
+    total += n.nodeValue?.length ?? 0;
+    if (total > maxText) return n;
+  }
+  return null;
+}
+
+/**
+ * A copy of `doc` holding everything up to `stop` in document order: the head, then the body cut
+ * there. Its elements are exactly the first ones of the page's, in the same order, so the copy and
+ * the page still pair up element by element.
+ */
+function prefixCopy(doc: Document, stop: Node): Document {
+  const out = doc.cloneNode(false) as Document;
+  const html = out.importNode(doc.documentElement, false);
+  out.append(html);
+  if (doc.head) html.append(out.importNode(doc.head, true));
+  html.append(prefix(out, doc.body!, stop));
+  return out;
+}
+
+function prefix(out: Document, src: Element, stop: Node): Element {
+  const copy = out.importNode(src, false);
+  for (let child = src.firstChild; child; child = child.nextSibling) {
+    if (child === stop || child.contains(stop)) {
+      copy.append(child === stop || child.nodeType !== 1 ? out.importNode(child, true) : prefix(out, child as Element, stop));
+      break;
+    }
+    copy.append(out.importNode(child, true));
+  }
+  return copy;
+}
+
+const STRIP = 'script:not([type="application/ld+json"]), style, link, template';
+const EMPTY = 'svg, select, datalist';
+
+/** A copy of each element (in any tree, shadow or frame) under the body of a fresh inert document. */
+export function snapshotElements(doc: Document, elements: Element[], builder: SelectorBuilder): Snapshot {
+  const out = doc.implementation.createHTMLDocument(doc.title);
+  const base = out.createElement('base');
+  base.href = doc.baseURI; // relative URLs in the copy resolve as in the page
+  out.head.append(base);
+  const refs: Element[] = [];
+  const roots: Element[] = [];
+  for (const el of elements) {
+    const holder = out.createElement('div');
+    const copy = out.importNode(el, true);
+    holder.append(copy);
+    out.body.append(holder);
+    copyTree(el, copy, hiddenTest(el.ownerDocument), { out, refs, builder, depth: 0 }, true);
+    roots.push(holder);
+  }
+  return { doc: out, roots, refs };
+}
+
+/**
+ * Walks a live subtree and its structural copy in step (querySelectorAll lists both in the same
+ * document order), referencing, pruning hidden subtrees, then flattening shadow roots and frames.
+ */
+function copyTree(live: Element | ShadowRoot, copy: Element | DocumentFragment, hidden: HiddenTest, w: Walk, includeRoot: boolean): void {
+  const liveAll = live.querySelectorAll('*');
+  const copyAll = copy.querySelectorAll('*');
+  const drop: Element[] = [];
+  const hosts: [Element, Element][] = [];
+  const frames: [Element, Element][] = [];
+  let skipUnder: Element | null = null;
+
+  const visit = (l: Element, c: Element): void => {
+    if (skipUnder) {
+      if (skipUnder.contains(l)) return;
+      skipUnder = null; // document order: once out of the subtree, never back in
+    }
+    const tag = l.localName;
+    if (PASSIVE.has(tag)) {
+      skipUnder = l;
+      return;
+    }
+    if (INLINE.has(tag) ? markupHidden(l) : hidden(l)) {
+      drop.push(c);
+      skipUnder = l;
+      return;
+    }
+    if (l.namespaceURI !== HTML_NS) {
+      skipUnder = l; // svg, math: one piece
+      return;
+    }
+    if (!NO_REF.has(tag)) {
+      c.setAttribute(REF_ATTR, REF_PREFIX + w.refs.length);
+      w.refs.push(l);
+    }
+    if (l.shadowRoot) hosts.push([l, c]);
+    if (tag === 'iframe' || tag === 'frame') frames.push([l, c]);
+    if (OPAQUE.has(tag)) skipUnder = l;
+  };
+
+  if (includeRoot && live.nodeType === 1) visit(live as Element, copy as Element);
+  // The copy is the same tree, or (prefixCopy) its first elements: pair them by position.
+  if (copyAll.length <= liveAll.length) {
+    for (let i = 0; i < copyAll.length; i++) visit(liveAll[i]!, copyAll[i]!);
+  }
+  for (const c of drop) c.remove();
+  if (w.depth >= MAX_NESTING) return;
+  for (const [l, c] of hosts) flattenShadow(l, c, hidden, w);
+  for (const [l, c] of frames) inlineFrame(l, c, w);
+}
+
+function flattenShadow(host: Element, copy: Element, hidden: HiddenTest, w: Walk): void {
+  const root = host.shadowRoot!;
+  const content = w.out.createDocumentFragment();
+  for (const child of Array.from(root.childNodes)) content.append(w.out.importNode(child, true));
+  copyTree(root, content, hidden, { ...w, depth: w.depth + 1 }, false);
+
+  // Fill slots the way the browser renders them: named slots take the light children with that
+  // slot="…", the default slot takes the rest, an unfilled slot shows its fallback content.
+  const named = new Map<string, Node[]>();
+  const rest: Node[] = [];
+  for (const child of Array.from(copy.childNodes)) {
+    const slot = child.nodeType === 1 ? (child as Element).getAttribute('slot') : null;
+    if (slot) named.set(slot, [...(named.get(slot) ?? []), child]);
+    else rest.push(child);
+  }
+  let defaultUsed = false;
+  for (const slot of Array.from(content.querySelectorAll('slot'))) {
+    const name = slot.getAttribute('name');
+    let assigned: Node[] | undefined;
+    if (name) {
+      assigned = named.get(name);
+      named.delete(name);
+    } else if (!defaultUsed) {
+      assigned = rest;
+      defaultUsed = true;
+    }
+    if (assigned && assigned.length) slot.replaceWith(...assigned);
+    else slot.replaceWith(...Array.from(slot.childNodes));
+  }
+  copy.replaceChildren(content);
+}
+
+function inlineFrame(frame: Element, copy: Element, w: Walk): void {
+  let frameDoc: Document | null = null;
+  try {
+    frameDoc = (frame as HTMLIFrameElement).contentDocument;
+  } catch {
+    return; // cross-origin: stays an <iframe> in the copy
+  }
+  if (!frameDoc?.body) return;
+  w.builder.registerFrame(frameDoc, frame);
+  const body = w.out.importNode(frameDoc.body, true);
+  copyTree(frameDoc.body, body, hiddenTest(frameDoc), { ...w, depth: w.depth + 1 }, false);
+  // A div standing for the frame: its ref is the live <iframe>, so the renderer can name it.
+  const holder = w.out.createElement('div');
+  holder.setAttribute(REF_ATTR, copy.getAttribute(REF_ATTR) ?? '');
+  holder.append(...Array.from(body.childNodes));
+  copy.replaceWith(holder);
+}
+

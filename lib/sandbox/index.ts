@@ -1,0 +1,29 @@
+import { offscreenSandboxHost } from './offscreen-host';
+import type { SandboxEngine } from './offscreen-protocol';
+import { quickjsSandboxHost } from './quickjs-host';
+import type { SandboxHost } from './types';
+
+export type { SandboxEngine } from './offscreen-protocol';
+export type { SandboxHost, SandboxOutcome, SandboxRunOptions } from './types';
+
+export interface SandboxHostOptions {
+  /** Chrome only (Firefox always runs QuickJS); see SandboxEngine for what each costs. */
+  engine?: SandboxEngine;
+}
+
+/**
+ * Chrome's engine unless told otherwise: QuickJS, as in Firefox. V8 in the sandbox page is
+ * faster, but it shares the extension's renderer process, and code that allocates without
+ * end grows it until Chrome kills it, taking the background and every extension page with it
+ * until the extension is reloaded. QuickJS's 128 MB heap turns that into an error instead.
+ */
+export const CHROME_DEFAULT_ENGINE: SandboxEngine = 'quickjs';
+
+/**
+ * The sandbox for this build, chosen once: Chrome runs code in its offscreen document (its
+ * service worker has no DOM), in the manifest sandbox page ('v8') or in QuickJS; Firefox,
+ * which has no sandbox pages, runs it in QuickJS inside a Worker of its background page.
+ */
+export function createSandboxHost(options: SandboxHostOptions = {}): SandboxHost {
+  return import.meta.env.FIREFOX ? quickjsSandboxHost() : offscreenSandboxHost(options.engine ?? CHROME_DEFAULT_ENGINE);
+}

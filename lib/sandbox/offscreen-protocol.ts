@@ -1,0 +1,29 @@
+import { defineExtensionMessaging } from '@webext-core/messaging';
+import type { RealmRunRequest } from './report';
+import type { SandboxOutcome } from './types';
+
+/**
+ * Chrome's two sandbox engines, both in blob Workers of the manifest sandbox page (its CSP:
+ * no network; the offscreen document hosts the page):
+ * - 'v8': Chrome's own engine, at full speed with the whole language and its APIs. But Chrome
+ *   runs every frame and worker of an extension in one renderer process and V8 has no
+ *   per-worker heap limit: code that allocates without end grows that process to V8's limit
+ *   (~4 GB) and Chrome kills it, and with it the service worker, the offscreen document and
+ *   any open popup — the extension stays "crashed" until it is reloaded.
+ * - 'quickjs': QuickJS compiled to WebAssembly, as in Firefox: its memory cannot grow past
+ *   128 MB, so the same code gets "out of memory". Slower (about 20× for tight loops) and
+ *   without Intl, URL, TextEncoder and the like.
+ */
+export type SandboxEngine = 'v8' | 'quickjs';
+
+/**
+ * Chrome: background service worker → offscreen document. A map of its own, with names no
+ * other context listens for: runtime messages reach every extension page, and
+ * @webext-core/messaging allows one listener per message type per context.
+ */
+export interface OffscreenProtocol {
+  sandboxOffscreenRun(data: { runId: string; engine: SandboxEngine; request: RealmRunRequest }): SandboxOutcome;
+  sandboxOffscreenAbort(data: { runId: string }): void;
+}
+
+export const offscreenMessaging = defineExtensionMessaging<OffscreenProtocol>();

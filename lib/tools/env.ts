@@ -1,0 +1,35 @@
+import type { PagesAdapter } from '../browser/pages';
+import type { TabsAdapter } from '../browser/tabs';
+import type { SandboxHost } from '../sandbox/types';
+import type { Settings } from '../settings';
+
+/** Something a tool wants the user to know beside its result (shown as a popup banner). */
+export type Notice = { kind: 'user_scripts_needed' };
+
+/** What tools reach the browser and the model through; built per run by the run manager. */
+export interface ToolEnv {
+  tabs: TabsAdapter;
+  pages: PagesAdapter;
+  sandbox: SandboxHost;
+  settings: Settings;
+  /** Distils `text` with the model for `prompt`, in parts when it exceeds the model's context. */
+  summarize(text: string, prompt: string, signal: AbortSignal): Promise<string>;
+  notify(notice: Notice): void;
+}
+
+/** For runs that have no browser behind them (unit tests, benchmarks): every use says so. */
+export function detachedEnv(settings: Settings): ToolEnv {
+  const missing = (what: string) => () => {
+    throw new Error(`${what} is not available here.`);
+  };
+  const trap = <T extends object>(what: string) =>
+    new Proxy({} as T, { get: (_t, key) => (key === 'then' ? undefined : missing(`${what}.${String(key)}`)) });
+  return {
+    tabs: trap<TabsAdapter>('tabs'),
+    pages: trap<PagesAdapter>('pages'),
+    sandbox: trap<SandboxHost>('sandbox'),
+    settings,
+    summarize: missing('summarize') as ToolEnv['summarize'],
+    notify: () => {},
+  };
+}

@@ -1,0 +1,77 @@
+import * as v from 'valibot';
+import { PageError } from '../browser/pages';
+import { defineTool, ToolError, type ToolContext } from './registry';
+import { requireTab, tabId } from './tabs';
+import { restrictedPageReason } from './url-policy';
+
+export const SELECTOR_HELP =
+  'Annotations in {…} are CSS selectors, each matching exactly one element when the page was read; use them with ' +
+  'document.querySelector in execute_script. A selector with ">>>" crosses into a shadow root or a same-origin iframe: ' +
+  'resolve the part before ">>>" in the document, then the rest inside that element\'s shadowRoot (or contentDocument).';
+
+const maxLength = v.pipe(
+  v.number('must be a number of characters'),
+  v.integer('must be a whole number'),
+  v.minValue(100, 'must be at least 100'),
+  v.maxValue(2_000_000, 'must be at most 2000000'),
+);
+
+/** Tells the model why the page cannot be read, or lets the call go on. */
+export async function requireReadableTab(ctx: ToolContext, id: number) {
+  const tab = await requireTab(ctx, id);
+  const reason = restrictedPageReason(tab.url);
+  if (reason) throw new ToolError(`Tab ${id} cannot be read or scripted: ${reason}.`);
+  return tab;
+}
+
+export function pageErrorToTool(e: unknown, tab: number): never {
+  if (e instanceof PageError) {
+    switch (e.code) {
+      case 'invalid_selector':
+      case 'no_match':
+      case 'empty':
+        throw new ToolError(e.message);
+      case 'restricted':
+        throw new ToolError(`Tab ${tab} cannot be read or scripted: ${e.message}`);
+      default:
+        throw new ToolError(e.message);
+    }
+  }
+  throw e;
+}
+
+export const getTabContent = defineTool({
+  name: 'get_tab_content',
+  description:
+    "Read a tab's page as the browser has rendered it (dynamic content included) as structured Markdown annotated with CSS selectors " +
+    'for headings, sections, links, buttons and form fields (with their labels and current values). ' +
+    'Give selector to read only that part; max_length caps the characters (truncated: true when cut). ' +
+    'With prompt, the content is distilled by the model for that request instead of returned whole. ' +
+    SELECTOR_HELP,
+  input: v.strictObject({
+    tab_id: v.pipe(tabId, v.description('Tab id')),
+    selector: v.optional(v.pipe(v.string('must be a CSS selector string'), v.nonEmpty('must not be empty'), v.maxLength(2000, 'must be at most 2000 characters'), v.description('CSS selector: read only the matching part'))),
+    prompt: v.optional(v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'), v.maxLength(10_000, 'must be at most 10000 characters'), v.description('Summary prompt'))),
+    max_length: v.optional(v.pipe(maxLength, v.description('Maximum characters of content'))),
+  }),
+  async run(input, ctx) {
+    const tab = await requireReadableTab(ctx, input.tab_id);
+    // With a prompt the whole page goes to the summariser; max_length then caps the answer.
+    const page = await ctx.env.pages
+      .read(tab.id, { ...(input.selector ? { selector: input.selector } : {}), ...(!input.prompt && input.max_length ? { maxLength: input.max_length } : {}) }, ctx.signal)
+      .catch((e: unknown) => pageErrorToTool(e, tab.id));
+    let content = page.content;
+    let truncated = page.truncated;
+    if (input.prompt) {
+      content = await ctx.env.summarize(page.content, input.prompt, ctx.signal);
+      truncated = false;
+      if (input.max_length && content.length > input.max_length) {
+        content = content.slice(0, input.max_length);
+        truncated = true;
+      }
+    }
+    return { tab_id: tab.id, url: page.url || tab.url, title: page.title || tab.title, content, truncated, used_selector: page.usedSelector };
+  },
+});
+
+export const pageTools = [getTabContent];

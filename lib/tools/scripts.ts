@@ -1,0 +1,77 @@
+import * as v from 'valibot';
+import { PageError } from '../browser/pages';
+import { pageErrorToTool, requireReadableTab } from './pages';
+import { defineTool, ToolError } from './registry';
+import { tabId } from './tabs';
+
+export const SCRIPT_OUTPUT_MAX_CHARS = 100_000;
+const CODE_MAX_CHARS = 200_000;
+
+export const executeScript = defineTool({
+  name: 'execute_script',
+  description:
+    'Run JavaScript, written as the body of an async function: use `return` for the result and `await` freely. ' +
+    'target "page": runs in the page\'s own context (MAIN world) of tab_id (default: the active tab) and shares window with the page: ' +
+    'read and change the DOM, call page functions, read page variables; it cannot reach the extension\'s blob URLs. ' +
+    'target "sandbox": pure computation with no DOM, no network, no storage and no extension APIs; console output is returned in logs. ' +
+    `The result comes back as JSON (at most ${SCRIPT_OUTPUT_MAX_CHARS} characters, truncated: true beyond). ` +
+    'The time limit is set by the user (30 s by default).',
+  maxInputChars: CODE_MAX_CHARS + 1000,
+  input: v.strictObject({
+    code: v.pipe(v.string('must be a string of JavaScript'), v.nonEmpty('must not be empty'), v.maxLength(CODE_MAX_CHARS, `must be at most ${CODE_MAX_CHARS} characters`), v.description('JavaScript code (an async function body)')),
+    target: v.pipe(v.picklist(['page', 'sandbox'], 'must be "page" or "sandbox"'), v.description('"page" or "sandbox"')),
+    tab_id: v.optional(v.pipe(tabId, v.description('Tab for target "page" (default: the active tab); ignored for "sandbox"'))),
+  }),
+  async run({ code, target, tab_id }, ctx) {
+    const timeoutMs = ctx.env.settings.scriptTimeoutSec * 1000;
+    if (target === 'sandbox') {
+      const out = await ctx.env.sandbox.run(code, { timeoutMs, signal: ctx.signal, maxOutputChars: SCRIPT_OUTPUT_MAX_CHARS });
+      if (!out.ok) {
+        const what =
+          out.error.kind === 'timeout'
+            ? `The code did not finish within ${timeoutMs / 1000} s and was stopped.`
+            : out.error.kind === 'syntax'
+              ? out.error.message.startsWith('SyntaxError') ? out.error.message : `SyntaxError: ${out.error.message}`
+              : `${out.error.message}${out.error.stack ? `\n${out.error.stack}` : ''}`;
+        throw new ToolError(`${what}${out.logs.length ? `\nlogs:\n${out.logs.join('\n')}` : ''}`);
+      }
+      return { target, result: out.result, logs: out.logs, truncated: out.truncated };
+    }
+
+    const id = tab_id ?? (await ctx.env.tabs.query({ active: true })).find((t) => t)?.id;
+    if (id === undefined) throw new ToolError('There is no active tab; pass tab_id (see list_tabs).');
+    const tab = await requireReadableTab(ctx, id);
+    let out;
+    try {
+      out = await ctx.env.pages.run(tab.id, code, { timeoutMs, maxChars: SCRIPT_OUTPUT_MAX_CHARS, signal: ctx.signal });
+    } catch (e) {
+      if (e instanceof PageError && e.code === 'user_scripts_needed') ctx.env.notify({ kind: 'user_scripts_needed' });
+      pageErrorToTool(e, tab.id);
+    }
+    if (!out.ok) {
+      const err = out.error!;
+      throw new ToolError(
+        err.kind === 'syntax'
+          ? `SyntaxError in the code: ${err.message}`
+          : `The code threw ${err.name}: ${err.message}${err.stack ? `\n${err.stack}` : ''}`,
+      );
+    }
+    let result: unknown;
+    try {
+      result = JSON.parse(out.json ?? 'null');
+    } catch {
+      result = out.json; // cut mid-way by the size cap: give the text as it is
+    }
+    return {
+      target,
+      tab_id: tab.id,
+      result,
+      truncated: !!out.truncated,
+      ...(out.world === 'isolated'
+        ? { note: "The page's CSP forbids eval, so the code ran in Firefox's content-script context with the page's window and DOM." }
+        : {}),
+    };
+  },
+});
+
+export const scriptTools = [executeScript];

@@ -1,0 +1,134 @@
+import * as v from 'valibot';
+import { TabError, type TabInfo } from '../browser/tabs';
+import { defineTool, ToolError, type ToolContext } from './registry';
+import { checkOpenableUrl } from './url-policy';
+
+export const LOAD_TIMEOUT_MS = 30_000;
+const PATTERN_MAX = 500;
+
+export const tabId = v.pipe(
+  v.number('must be a number (a tab id from list_tabs)'),
+  v.integer('must be a whole number (a tab id from list_tabs)'),
+  v.minValue(0, 'must be a tab id from list_tabs'),
+);
+const windowId = v.pipe(v.number('must be a number (a window_id from list_tabs)'), v.integer('must be a whole number'));
+const pattern = v.pipe(
+  v.string('must be a string (a regular expression)'),
+  v.maxLength(PATTERN_MAX, `must be at most ${PATTERN_MAX} characters`),
+);
+
+/** Runs a browser call and turns the adapter's errors into messages for the model. */
+async function tabCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof TabError) throw new ToolError(e.message);
+    throw e;
+  }
+}
+
+function compile(name: string, source: string | undefined): RegExp | undefined {
+  if (source === undefined) return undefined;
+  try {
+    return new RegExp(source, 'i');
+  } catch (e) {
+    throw new ToolError(`${name} is not a valid regular expression: ${(e as Error).message}.`);
+  }
+}
+
+export const listTabs = defineTool({
+  name: 'list_tabs',
+  description:
+    'List the open browser tabs with optional filters. url_pattern and title_pattern are case-insensitive regular expressions. ' +
+    'Each tab: id, window_id, url, title, active, audible, status ("loading", "complete", or "unloaded" for a discarded tab).',
+  input: v.strictObject({
+    url_pattern: v.optional(v.pipe(pattern, v.description('Regular expression matched against the URL'))),
+    title_pattern: v.optional(v.pipe(pattern, v.description('Regular expression matched against the title'))),
+    active: v.optional(v.pipe(v.boolean('must be true or false'), v.description('Only the active tab of each window'))),
+    window_id: v.optional(v.pipe(windowId, v.description('Only tabs of this window'))),
+    audible: v.optional(v.pipe(v.boolean('must be true or false'), v.description('Only tabs playing sound'))),
+  }),
+  async run(input, ctx) {
+    const urlRe = compile('url_pattern', input.url_pattern);
+    const titleRe = compile('title_pattern', input.title_pattern);
+    const tabs = await ctx.env.tabs.query({
+      ...(input.active !== undefined ? { active: input.active } : {}),
+      ...(input.window_id !== undefined ? { windowId: input.window_id } : {}),
+      ...(input.audible !== undefined ? { audible: input.audible } : {}),
+    });
+    return tabs.filter((t) => (!urlRe || urlRe.test(t.url)) && (!titleRe || titleRe.test(t.title))).map(publicTab);
+  },
+});
+
+export const openTab = defineTool({
+  name: 'open_tab',
+  description:
+    'Open a URL in a new tab, or navigate an existing tab (tab_id). By default the tab becomes active and the call waits ' +
+    `until the page has loaded (at most ${LOAD_TIMEOUT_MS / 1000} s; past that it returns with loaded: false). ` +
+    'Only http(s) URLs (and file: URLs when the user allowed them) can be opened.',
+  input: v.strictObject({
+    url: v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'), v.maxLength(8192, 'must be at most 8192 characters'), v.description('Target URL')),
+    tab_id: v.optional(v.pipe(tabId, v.description('Navigate this existing tab instead of opening a new one'))),
+    active: v.optional(v.pipe(v.boolean('must be true or false'), v.description('Activate the tab (default true)'))),
+    window_id: v.optional(v.pipe(windowId, v.description('Window to open the new tab in'))),
+    wait_until_loaded: v.optional(v.pipe(v.boolean('must be true or false'), v.description('Wait for the page to load (default true)'))),
+  }),
+  async run(input, ctx) {
+    const verdict = checkOpenableUrl(input.url, { fileAccess: await ctx.env.tabs.fileAccessAllowed() });
+    if (!verdict.ok) throw new ToolError(`Cannot open that URL: ${verdict.reason}`);
+    const active = input.active ?? true;
+    if (input.window_id !== undefined && !(await ctx.env.tabs.windowExists(input.window_id))) {
+      throw new ToolError(`No window with id ${input.window_id}. Call list_tabs to see the window_id of each tab.`);
+    }
+    let tab = await tabCall(() =>
+      input.tab_id !== undefined
+        ? ctx.env.tabs.navigate(input.tab_id, verdict.url, active)
+        : ctx.env.tabs.create({ url: verdict.url, active, ...(input.window_id !== undefined ? { windowId: input.window_id } : {}) }),
+    );
+    if (input.wait_until_loaded === false) return { ...publicTab(tab), loaded: false };
+    const newTab = input.tab_id === undefined;
+    const loaded = await tabCall(() => ctx.env.tabs.waitForLoad(tab.id, LOAD_TIMEOUT_MS, ctx.signal, { url: verdict.url, newTab }));
+    tab = await tabCall(() => ctx.env.tabs.get(tab.id));
+    return loaded
+      ? { ...publicTab(tab), loaded: true }
+      : {
+          ...publicTab(tab),
+          loaded: false,
+          note: `still loading after ${LOAD_TIMEOUT_MS / 1000} s; the page may be partly usable. Call get_tab_content or list_tabs later to check.`,
+        };
+  },
+});
+
+export const closeTab = defineTool({
+  name: 'close_tab',
+  description: 'Close a tab, given its id (from list_tabs or open_tab).',
+  input: v.strictObject({ tab_id: v.pipe(tabId, v.description('Tab id')) }),
+  async run({ tab_id }, ctx) {
+    await tabCall(() => ctx.env.tabs.close(tab_id));
+    return { closed: true, tab_id };
+  },
+});
+
+export const activateTab = defineTool({
+  name: 'activate_tab',
+  description: 'Make a tab the active one and focus the window it is in.',
+  input: v.strictObject({ tab_id: v.pipe(tabId, v.description('Tab id')) }),
+  async run({ tab_id }, ctx) {
+    return publicTab(await tabCall(() => ctx.env.tabs.activate(tab_id)));
+  },
+});
+
+/** The fields the contract names, in its order. */
+export function publicTab(t: TabInfo) {
+  return { id: t.id, window_id: t.window_id, url: t.url, title: t.title, active: t.active, audible: t.audible, status: t.status };
+}
+
+export async function requireTab(ctx: ToolContext, id: number): Promise<TabInfo> {
+  const tab = await tabCall(() => ctx.env.tabs.get(id));
+  if (tab.discarded) {
+    throw new ToolError(`Tab ${id} is discarded (unloaded by the browser to save memory). Call activate_tab on it to reload it first.`);
+  }
+  return tab;
+}
+
+export const tabTools = [listTabs, openTab, closeTab, activateTab];

@@ -1,0 +1,208 @@
+import { readFileSync } from 'node:fs';
+import { JSDOM, VirtualConsole } from 'jsdom';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ANNOTATION_RE, ExtractError, extractPage, LINK_NOTE, resolveSelector, SELECTOR_NOTE, stripAnnotations } from '../../lib/extract';
+import { CONTROLS_HEADER } from '../../lib/extract/controls';
+
+const FIXTURES = '/work/shared/fixtures/readability';
+
+function page(body: string, head = '', url = 'https://news.example/2024/story'): Document {
+  return new JSDOM(`<!doctype html><html><head><title>The story</title>${head}</head><body>${body}</body></html>`, {
+    url,
+    virtualConsole: new VirtualConsole(),
+  }).window.document;
+}
+
+function errorOf(f: () => unknown): ExtractError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ExtractError) return e;
+    throw e;
+  }
+  throw new Error('expected an ExtractError');
+}
+
+const paragraphs = (n: number, word = 'reading') =>
+  Array.from({ length: n }, (_, i) => `<p>Paragraph ${i} of the article keeps the reader ${word} with enough words to count as real text for the extractor.</p>`).join('');
+
+/** A news page: navigation, a login form and a search box around a long article. */
+const ARTICLE_PAGE = `
+  <header><nav aria-label="Sections"><a href="/world">World</a> <a href="/tech">Tech</a></nav>
+    <form id="search" role="search"><input type="search" name="q" placeholder="Search news"><button>Search</button></form></header>
+  <main>
+    <article id="post">
+      <h1>The story</h1>
+      ${paragraphs(6)}
+      <h2 id="details">Details</h2>
+      ${paragraphs(6, 'interested')}
+      <h2>Numbers</h2>
+      <table><tr><th>Year</th><th>Count</th></tr><tr><td>2023</td><td>12</td></tr><tr><td>2024</td><td>30</td></tr></table>
+      <pre><code class="language-js">const x = { a: 1 };</code></pre>
+      <p>Read <a href="/2024/other">the other story</a> and <a href="https://elsewhere.example/x?y=1">a source</a>.</p>
+    </article>
+  </main>
+  <aside><form id="login"><label>Email <input type="email" name="email"></label><label>Password <input type="password" name="pw"></label><button type="submit">Log in</button></form></aside>
+  <footer><p>© News</p></footer>`;
+
+describe('extractPage', () => {
+  it('reads the article as annotated Markdown, with the page controls it left out', () => {
+    const doc = page(ARTICLE_PAGE);
+    const r = extractPage(doc);
+    expect(r.title).toBe('The story');
+    expect(r.url).toBe('https://news.example/2024/story');
+    expect(r.truncated).toBe(false);
+    expect(r.usedSelector).toBe('#post');
+    expect(r.content).toContain('## Details {#details}');
+    expect(r.content).toMatch(/^## Numbers \{#post > h2:nth-of-type\(2\)\}$/m);
+    expect(r.content).toContain('| Year | Count |\n| --- | --- |\n| 2023 | 12 |');
+    expect(r.content).toContain('```js\nconst x = { a: 1 };\n```');
+    // Links: same-origin from their path, no selector.
+    expect(r.content).toContain('[the other story](/2024/other)');
+    expect(r.content).toContain('[a source](https://elsewhere.example/x?y=1)');
+    const controls = r.content.slice(r.content.indexOf(CONTROLS_HEADER));
+    expect(controls).toContain('[form {#search}]');
+    expect(controls).toContain('[input search "Search news" {input[name="q"]}]');
+    expect(controls).toContain('[form {#login}]');
+    expect(controls).toContain('[input email "Email" {input[name="email"]}]');
+    expect(controls).toContain('[button "Log in" {button[type="submit"]}]');
+    expect(r.content).not.toContain('© News');
+  });
+
+  it('reads the whole body of an app-like page with little text, controls in place', () => {
+    const doc = page(`<main><h1>Settings</h1><form id="s"><label>Display name <input name="n" value="Ada"></label><button>Save</button></form></main>`);
+    const r = extractPage(doc);
+    expect(r.usedSelector).toBe('body');
+    expect(r.content).toContain('# Settings {h1}');
+    expect(r.content).toContain('[form {#s}]');
+    expect(r.content).toContain('[input "Display name" = "Ada" {input[name="n"]}]');
+    expect(r.content).not.toContain(CONTROLS_HEADER);
+  });
+
+  it('reads only the subtree a selector names', () => {
+    const doc = page(ARTICLE_PAGE);
+    const r = extractPage(doc, { selector: '#login' });
+    expect(r.usedSelector).toBe('#login');
+    expect(r.content).toContain('[input email "Email" {input[name="email"]}]');
+    expect(r.content).not.toContain('Paragraph 0');
+    const several = extractPage(doc, { selector: 'h2' });
+    expect(several.content).toContain('## Details {#details}\n\n---\n\n## Numbers');
+  });
+
+  it('says which selector matched nothing, or is not a selector', () => {
+    const doc = page(ARTICLE_PAGE);
+    const none = errorOf(() => extractPage(doc, { selector: '#nope' }));
+    expect(none.code).toBe('no_match');
+    expect(none.message).toContain('"#nope"');
+    const bad = errorOf(() => extractPage(doc, { selector: 'div[' }));
+    expect(bad.code).toBe('invalid_selector');
+    expect(bad.message).toContain('"div["');
+    const hidden = errorOf(() => extractPage(page('<p hidden id="h">secret</p>'), { selector: '#h' }));
+    expect(hidden.code).toBe('empty');
+  });
+
+  it('cuts at maxLength, at a line end, and says so', () => {
+    const doc = page(ARTICLE_PAGE);
+    const full = extractPage(doc).content;
+    const r = extractPage(doc, { maxLength: 500 });
+    expect(r.truncated).toBe(true);
+    expect(r.content.length).toBeLessThanOrEqual(500);
+    expect(r.content.length).toBeGreaterThan(250);
+    expect(full.startsWith(r.content)).toBe(true);
+    expect(full[r.content.length]).toBe('\n');
+    expect(extractPage(doc, { maxLength: full.length }).truncated).toBe(false);
+  });
+
+  it('on a huge page reads only the beginning it needs, still pairing copy and page element by element', () => {
+    const sections = Array.from({ length: 120 }, (_, i) => `<section id="s${i}"><h2>Part ${i}</h2>${paragraphs(6)}<button>Like ${i}</button></section>`).join('');
+    const doc = page(`<main><h1>Long read</h1>${sections}</main><footer><form id="late"><input name="late-field"></form></footer>`);
+    const r = extractPage(doc, { maxLength: 3000 });
+    expect(r.truncated).toBe(true);
+    expect(r.content.length).toBeLessThanOrEqual(3000);
+    expect(r.content).toContain('## Part 0 {#s0 > h2}');
+    expect(r.content).not.toContain('late-field'); // past the cut
+    // Selectors found in the partial copy point at the right live elements.
+    const longer = extractPage(doc, { maxLength: 20_000 }).content;
+    const headings = [...longer.matchAll(/^## (Part \d+) \{(.+)\}$/gm)];
+    expect(headings.length).toBeGreaterThan(10);
+    for (const [, text, sel] of headings) expect(resolveSelector(doc, sel!)?.textContent).toBe(text);
+  }, 30_000);
+
+  it('never changes the page: DOM, shadow roots, field values', () => {
+    const doc = page(`${ARTICLE_PAGE}<shadow-host></shadow-host><iframe id="f"></iframe>`);
+    const shadow = doc.querySelector('shadow-host')!.attachShadow({ mode: 'open' });
+    shadow.innerHTML = '<p>Shadow text</p><slot></slot><button>Shadow</button>';
+    (doc.getElementById('f') as HTMLIFrameElement).contentDocument!.body.innerHTML = '<p>Frame text</p>';
+    const email = doc.querySelector('[name=email]') as HTMLInputElement;
+    email.value = 'typed@example.com';
+    const before = [doc.documentElement.outerHTML, shadow.innerHTML, (doc.getElementById('f') as HTMLIFrameElement).contentDocument!.documentElement.outerHTML];
+    extractPage(doc);
+    extractPage(doc, { selector: 'shadow-host' });
+    extractPage(page('<p>x</p>'));
+    expect([doc.documentElement.outerHTML, shadow.innerHTML, (doc.getElementById('f') as HTMLIFrameElement).contentDocument!.documentElement.outerHTML]).toEqual(before);
+    expect(email.value).toBe('typed@example.com');
+  });
+
+  it('reads open shadow roots (slots filled) and same-origin frames', () => {
+    const doc = page(`<main><h1>Shop</h1><product-card><span slot="name">Blue kettle</span><em>In stock</em></product-card><iframe id="pay" title="Payment"></iframe></main>`);
+    const root = doc.querySelector('product-card')!.attachShadow({ mode: 'open' });
+    root.innerHTML = '<h2><slot name="name">Unnamed</slot></h2><p>Status: <slot></slot></p><button class="add">Add to cart</button>';
+    (doc.getElementById('pay') as HTMLIFrameElement).contentDocument!.body.innerHTML = '<label>Card number <input name="card"></label>';
+    const md = extractPage(doc).content;
+    expect(md).toMatch(/## Blue kettle \{product-card >>> h2\}/);
+    expect(md).toContain('Status: *In stock*');
+    expect(md).toContain('[button "Add to cart" {product-card >>> .add}]');
+    expect(md).toContain('[iframe "Payment" {#pay}]');
+    expect(md).toContain('[input "Card number" {#pay >>> input[name="card"]}]');
+  });
+
+  it('defines the annotation once: ANNOTATION_RE / stripAnnotations leave the text and the code', () => {
+    // Labels and page text have their braces escaped; selectors may hold braces in quotes.
+    const md = '## Pricing {#pricing}\n[button "Buy \\{now\\}" {button[aria-label="a}b"]}] and \\{literal\\}\n```\nif (x) { y(); }\n```';
+    const text = stripAnnotations(md);
+    expect(text).toBe('## Pricing\n[button "Buy \\{now\\}"] and \\{literal\\}\n```\nif (x) { y(); }\n```');
+    expect('{#a} {b > c}'.match(ANNOTATION_RE)).toHaveLength(2);
+    expect(SELECTOR_NOTE).toContain('>>>');
+    expect(LINK_NOTE).toContain('document.links');
+  });
+
+  it('escapes literal braces in page text', () => {
+    const md = extractPage(page(`<main><h1>Templates</h1>${paragraphs(8)}<p>Write {name} in the template.</p></main>`)).content;
+    expect(md).toContain('Write \\{name\\} in the template.');
+  });
+
+  it('fails with empty on a page with nothing visible', () => {
+    expect(errorOf(() => extractPage(page('<div hidden><p>x</p></div>'))).code).toBe('empty');
+  });
+
+  it.each(['daringfireball-1', 'keep-tabular-data', 'hidden-nodes', 'title-and-h1-discrepancy'])('Readability fixture %s gives Markdown with headings', (name) => {
+    const html = readFileSync(`${FIXTURES}/${name}/source.html`, 'utf8');
+    const doc = new JSDOM(html, { url: `http://fakehost/test/${name}/page.html`, virtualConsole: new VirtualConsole() }).window.document;
+    const r = extractPage(doc);
+    expect(r.content.length).toBeGreaterThan(200);
+    expect(r.content).toMatch(/^#{1,6} \S.*$/m);
+    expect(r.title).not.toBe('');
+  });
+});
+
+describe('page-reader entry', () => {
+  const g = globalThis as { document?: Document; __pagewrightReadPage?: (o?: object) => unknown };
+  afterEach(() => {
+    delete g.document;
+    delete g.__pagewrightReadPage;
+  });
+
+  it('installs __pagewrightReadPage, idempotently, returning plain JSON or { error }', async () => {
+    const reader = (await import('../../entrypoints/page-reader')).default as unknown as { main: () => void };
+    reader.main();
+    reader.main();
+    g.document = page(ARTICLE_PAGE);
+    const ok = g.__pagewrightReadPage!({ maxLength: 300 });
+    expect(JSON.parse(JSON.stringify(ok))).toEqual(ok);
+    expect(ok).toMatchObject({ title: 'The story', truncated: true, usedSelector: '#post' });
+    expect(g.__pagewrightReadPage!({ selector: '##' })).toEqual({
+      error: { code: 'invalid_selector', message: expect.stringContaining('"##"') },
+    });
+    expect(g.__pagewrightReadPage!({ selector: '.missing' })).toMatchObject({ error: { code: 'no_match' } });
+  });
+});
