@@ -25,6 +25,12 @@
  */
 import type { ControlInfo } from './interactive';
 
+/** How to read the output, for the tool description (with SELECTOR_NOTE and LINK_NOTE). */
+export const ANNOTATION_NOTE =
+  'Markdown annotated for acting on the page: a {selector} follows headings and region lines such as [form "Sign in" {#login}]; ' +
+  'controls read [kind "label" = "current value" states {selector}], e.g. [checkbox "Remember me" checked {#remember}] ' +
+  '(passwords show as ••••); after "[page controls]" come the forms and buttons outside the main content.';
+
 /** One annotation: an unescaped `{…}` (quoted strings inside may hold braces). */
 export const ANNOTATION_RE = /(?<!\\) ?\{(?:"(?:[^"\\\n]|\\.)*"|[^{}"\n])+\}/g;
 

@@ -5,7 +5,7 @@
  * Capped, fields first: on an article page these lines are overhead the reader did not ask for.
  */
 import { formatControl, formatRegion } from './annotate';
-import { describeControl, isControl, labelOf, normalize, widgetRole } from './interactive';
+import { describeControl, isControl, labelOf, normalize, widgetRole, type ControlInfo } from './interactive';
 import type { RenderContext } from './markdown';
 import { notActionable } from './visibility';
 
@@ -16,37 +16,52 @@ export const CONTROLS_HEADER = '[page controls]';
 
 /** The section to append (or '' when nothing was left out). `candidates`: live, visible elements. */
 export function pageControls(candidates: readonly Element[], ctx: RenderContext, cap = CONTROLS_CAP): string {
+  // Cheap tests first over every element; labels, layout and state only for the few kept.
   const found: { el: Element; rank: number; index: number }[] = [];
   candidates.forEach((el, index) => {
     if (!isControl(el) || ctx.emitted.has(el)) return;
-    if (el.localName === 'a' && !widgetRole(el)) return; // links: the page's navigation, not its controls
-    if (el.localName === 'summary' || notActionable(el) || offPage(el)) return;
-    const info = describeControl(el);
-    if (info.states.includes('disabled')) return;
-    const form = formOf(el);
-    const rank = info.kind === 'field' || info.kind === 'select' || info.kind === 'checkbox' || info.kind === 'radio' ? 0
-      : form ? 1 : 2;
-    found.push({ el, rank, index });
+    const tag = el.localName;
+    if ((tag === 'a' && !widgetRole(el)) || tag === 'summary') return; // links: the page's navigation, not its controls
+    found.push({ el, rank: isField(el) ? 0 : formOf(el) ? 1 : 2, index });
   });
   if (!found.length) return '';
+  found.sort((a, b) => a.rank - b.rank || a.index - b.index);
+  const kept: { el: Element; index: number; info: ControlInfo }[] = [];
   let loose = 0;
-  const kept = [...found]
-    .sort((a, b) => a.rank - b.rank || a.index - b.index)
-    .filter((f) => f.rank < 2 || loose++ < LOOSE_BUTTONS_CAP)
-    .slice(0, cap)
-    .sort((a, b) => a.index - b.index);
+  let more = 0;
+  for (const f of found) {
+    if (notActionable(f.el) || offPage(f.el)) continue;
+    const info = describeControl(f.el);
+    if (info.states.includes('disabled')) continue;
+    if (kept.length >= cap || (f.rank === 2 && loose >= LOOSE_BUTTONS_CAP)) {
+      more++;
+      continue;
+    }
+    if (f.rank === 2) loose++;
+    kept.push({ el: f.el, index: f.index, info });
+  }
+  kept.sort((a, b) => a.index - b.index);
 
   const lines = [CONTROLS_HEADER];
   let currentForm: Element | null = null;
-  for (const { el } of kept) {
+  for (const { el, info } of kept) {
     const form = formOf(el);
     if (form && form !== currentForm) lines.push(formatRegion('form', formLabel(form), ctx.builder.selectorFor(form)));
     currentForm = form;
     ctx.emitted.add(el);
-    lines.push(formatControl(describeControl(el), ctx.builder.selectorFor(el)));
+    lines.push(formatControl(info, ctx.builder.selectorFor(el)));
   }
-  if (found.length > kept.length) lines.push(`[+${found.length - kept.length} more controls]`);
+  if (more) lines.push(`[+${more} more controls]`);
   return lines.join('\n');
+}
+
+/** Something to type into or choose from (vs a button to press). */
+function isField(el: Element): boolean {
+  const tag = el.localName;
+  if (tag === 'select' || tag === 'textarea') return true;
+  if (tag === 'input') return !['submit', 'button', 'reset', 'image'].includes((el as HTMLInputElement).type);
+  const role = widgetRole(el);
+  return role ? ['checkbox', 'radio', 'switch', 'combobox', 'textbox', 'searchbox', 'slider', 'spinbutton', 'menuitemcheckbox', 'menuitemradio'].includes(role) : el.hasAttribute('contenteditable');
 }
 
 function formOf(el: Element): HTMLFormElement | null {

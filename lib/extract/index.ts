@@ -18,17 +18,25 @@ import { resolveSelectorAll, SelectorBuilder } from './selectors';
 import { liveOf, snapshotDocument, snapshotElements } from './snapshot';
 import { isRendered } from './visibility';
 
-export { ANNOTATION_RE, stripAnnotations } from './annotate';
+export { ANNOTATION_NOTE, ANNOTATION_RE, stripAnnotations } from './annotate';
 export { ExtractError, type ExtractErrorCode } from './errors';
 export { LINK_NOTE, resolveSelector, resolveSelectorAll, SELECTOR_NOTE } from './selectors';
 
 export interface ExtractOptions {
   /** Read only what this selector (">>>" allowed) matches. */
   selector?: string;
-  /** Cut the content at this many characters (at a line end when possible). */
+  /**
+   * Cut the content at this many characters (at a line end when possible). Default
+   * DEFAULT_MAX_LENGTH, at most MAX_CONTENT_LENGTH.
+   */
   maxLength?: number;
   /** The page URL to report and resolve links against (default: the document's). */
   url?: string;
+  /**
+   * false: no {selector} annotations and no page-controls section. For a fetched copy of a page
+   * (web_fetch): nothing there can be acted on, so selectors would be tokens for nothing.
+   */
+  annotate?: boolean;
 }
 
 export interface ExtractResult {
@@ -52,96 +60,133 @@ function defuddleOptions(url: string, rendered: boolean): DefuddleOptions {
   return { url, standardize: false, removeContentPatterns: false, removeHiddenElements: !rendered, useAsync: false };
 }
 
-/** Below this many words of article, the page is an app or a form: read the whole body instead. */
+/**
+ * Below this many words of article, the page is an app or a form: read the whole body instead,
+ * controls in place (a login page, a settings screen, a dashboard).
+ */
 export const MIN_ARTICLE_WORDS = 80;
 /**
  * Without maxLength the content still stops here (~50k tokens): no model takes a 5 MB page in one
  * piece, and converting all of it took seconds. `truncated` says when it happened.
  */
 export const DEFAULT_MAX_LENGTH = 200_000;
-/** The copy holds at most PRUNE_FACTOR × maxLength characters of page text (boilerplate comes first). */
+/**
+ * And never more than this, whatever maxLength asks: converting a million characters already takes
+ * about a second in the page (2 MB of Markdown took 3 s), and no model reads more at once.
+ */
+export const MAX_CONTENT_LENGTH = 1_000_000;
+/**
+ * The copy holds at most PRUNE_FACTOR × maxLength characters of page text (boilerplate comes
+ * first), between MIN_PRUNE_TEXT and MAX_PRUNE_TEXT: past ~800k characters of text Defuddle and
+ * turndown no longer fit the 2 s a page read may take, whatever maxLength asks (truncated says so).
+ */
 const PRUNE_FACTOR = 3;
 const MIN_PRUNE_TEXT = 60_000;
+const MAX_PRUNE_TEXT = 800_000;
 /** Most elements a selector may pick (each one becomes a section of the output). */
 const MAX_MATCHES = 50;
+const MATCH_SEPARATOR = '\n\n---\n\n';
 
 /** Milliseconds per stage, filled when a bench passes an object (snapshot, defuddle, render, controls). */
 export type StageTimings = Record<string, number>;
 
+interface Read {
+  content: string;
+  usedSelector: string;
+  /** The copy was cut short (a huge page): the content is incomplete even if it fits. */
+  partial: boolean;
+  /** Defuddle's title, for pages without a <title>. */
+  title?: string;
+}
+
 export function extractPage(doc: Document, opts: ExtractOptions = {}, timings?: StageTimings): ExtractResult {
+  const url = opts.url ?? doc.URL;
+  const asked = opts.maxLength !== undefined && Number.isFinite(opts.maxLength) ? Math.max(0, Math.floor(opts.maxLength)) : DEFAULT_MAX_LENGTH;
+  const limit = Math.min(asked, MAX_CONTENT_LENGTH);
+  const title = normalize(doc.title ?? '');
+  const builder = opts.annotate === false ? new NoSelectors(doc) : new SelectorBuilder(doc);
+  const ctx: RenderContext = { doc, refs: [], builder, emitted: new Set(), title, ...urls(doc, url) };
+  const selector = opts.selector?.trim();
+  const read = selector ? readSelection(selector, ctx, limit) : readPage(url, ctx, limit, opts.annotate !== false, stopwatch(timings));
+  const cut = truncate(read.content, limit);
+  return { title: title || normalize(read.title ?? ''), url, content: cut.content, truncated: cut.truncated || read.partial, usedSelector: read.usedSelector };
+}
+
+/** What a selector names (every outermost match, in order, separated by ---). */
+function readSelection(selector: string, ctx: RenderContext, limit: number): Read {
+  const matches = outermost(resolveSelectorAll(ctx.doc, selector));
+  if (!matches.length) throw new ExtractError('no_match', `No element matches the selector ${JSON.stringify(selector)}.`);
+  const snap = snapshotElements(ctx.doc, matches.slice(0, MAX_MATCHES), ctx.builder);
+  ctx.refs = snap.refs;
+  const render = createRenderer(ctx);
+  const parts: string[] = [];
+  let size = 0;
+  for (const root of snap.roots) {
+    if (size > limit) break;
+    const part = render(root, limit - size);
+    if (part) parts.push(part);
+    size += part.length + MATCH_SEPARATOR.length;
+  }
+  const content = parts.join(MATCH_SEPARATOR);
+  if (!content) throw new ExtractError('empty', `The element(s) matching ${JSON.stringify(selector)} have no visible content.`);
+  return { content, usedSelector: selector, partial: false };
+}
+
+/** The main content (Defuddle's choice) and the page controls it left out; or, on an app-like page, the body. */
+function readPage(url: string, ctx: RenderContext, limit: number, annotate: boolean, lap: (stage: string) => void): Read {
+  const { doc, builder } = ctx;
+  const snap = snapshotDocument(doc, builder, Math.min(Math.max(PRUNE_FACTOR * limit, MIN_PRUNE_TEXT), MAX_PRUNE_TEXT));
+  ctx.refs = snap.refs;
+  lap('snapshot');
+  const body = snap.roots[0];
+  if (!body) throw new ExtractError('empty', 'The page has no visible body.');
+  const render = createRenderer(ctx);
+  let article: { root: Element; words: number; title: string } | null = null;
+  try {
+    const parsed = new Defuddle(snap.doc, defuddleOptions(url, isRendered(doc))).parse();
+    const holder = snap.doc.createElement('div');
+    holder.innerHTML = parsed.content; // an inert document: nothing runs or loads
+    article = { root: holder, words: parsed.wordCount, title: parsed.title };
+  } catch {
+    article = null; // Defuddle gave up: the body is still there
+  }
+  lap('defuddle');
+
+  let content: string;
+  let usedSelector = 'body';
+  if (article && article.words >= MIN_ARTICLE_WORDS) {
+    const top = article.root.firstElementChild;
+    const liveRoot = top && article.root.childElementCount === 1 ? liveOf(top, snap.refs) : undefined;
+    if (liveRoot && liveRoot !== doc.body) usedSelector = builder.selectorFor(liveRoot) ?? 'body';
+    ctx.root = liveRoot; // named by used_selector: no region line of its own
+    content = render(article.root, limit);
+    lap('render');
+    const controls = annotate ? pageControls(snap.refs, ctx) : '';
+    lap('controls');
+    if (controls) content = content ? `${content}\n\n---\n\n${controls}` : controls;
+  } else {
+    content = render(body, limit);
+    lap('render');
+  }
+  if (!content) throw new ExtractError('empty', 'The page has no visible content.');
+  return { content, usedSelector, partial: snap.cut, title: article?.title };
+}
+
+/** For copies nothing can act on: every selector is "none", so no annotation is written. */
+class NoSelectors extends SelectorBuilder {
+  override selectorFor(): string | null {
+    return null;
+  }
+}
+
+function stopwatch(timings: StageTimings | undefined): (stage: string) => void {
   let t = performance.now();
-  const lap = (stage: string) => {
+  return (stage) => {
     if (!timings) return;
     const now = performance.now();
     timings[stage] = (timings[stage] ?? 0) + now - t;
     t = now;
   };
-  const url = opts.url ?? doc.URL;
-  const builder = new SelectorBuilder(doc);
-  const ctx: RenderContext = { doc, refs: [], builder, emitted: new Set(), ...urls(doc, url) };
-  let title = normalize(doc.title ?? '');
-  ctx.title = title;
-  let content: string;
-  let usedSelector: string;
-  let cutShort = false;
-
-  const limit = opts.maxLength !== undefined && Number.isFinite(opts.maxLength) ? Math.max(0, Math.floor(opts.maxLength)) : DEFAULT_MAX_LENGTH;
-  const selector = opts.selector?.trim();
-  if (selector) {
-    const matches = outermost(resolveSelectorAll(doc, selector));
-    if (!matches.length) throw new ExtractError('no_match', `No element matches the selector ${JSON.stringify(selector)}.`);
-    const snap = snapshotElements(doc, matches.slice(0, MAX_MATCHES), builder);
-    ctx.refs = snap.refs;
-    const render = createRenderer(ctx);
-    const parts: string[] = [];
-    let size = 0;
-    for (const root of snap.roots) {
-      if (size > limit) break;
-      const part = render(root, limit - size);
-      if (part) parts.push(part);
-      size += part.length + 7;
-    }
-    content = parts.join('\n\n---\n\n');
-    if (!content) throw new ExtractError('empty', `The element(s) matching ${JSON.stringify(selector)} have no visible content.`);
-    usedSelector = selector;
-  } else {
-    const snap = snapshotDocument(doc, builder, Math.max(PRUNE_FACTOR * limit, MIN_PRUNE_TEXT));
-    cutShort = snap.cut;
-    ctx.refs = snap.refs;
-    lap('snapshot');
-    const render = createRenderer(ctx);
-    const body = snap.roots[0];
-    if (!body) throw new ExtractError('empty', 'The page has no body to read.');
-    let article: { root: Element; words: number; title: string } | null = null;
-    try {
-      const parsed = new Defuddle(snap.doc, defuddleOptions(url, isRendered(doc))).parse();
-      const holder = snap.doc.createElement('div');
-      holder.innerHTML = parsed.content;
-      article = { root: holder, words: parsed.wordCount, title: parsed.title };
-    } catch {
-      article = null; // Defuddle gave up: the body is still there
-    }
-    lap('defuddle');
-    title ||= normalize(article?.title ?? '');
-    if (article && article.words >= MIN_ARTICLE_WORDS) {
-      const top = article.root.firstElementChild;
-      const liveRoot = top && article.root.childElementCount === 1 ? liveOf(top, snap.refs) : undefined;
-      usedSelector = (liveRoot && liveRoot !== doc.body && builder.selectorFor(liveRoot)) || 'body';
-      content = render(article.root, limit);
-      lap('render');
-      const controls = pageControls(snap.refs, ctx);
-      lap('controls');
-      if (controls) content = content ? `${content}\n\n---\n\n${controls}` : controls;
-    } else {
-      content = render(body, limit);
-      usedSelector = 'body';
-      lap('render');
-    }
-    if (!content) throw new ExtractError('empty', 'The page has no visible content.');
-  }
-
-  const cut = truncate(content, limit);
-  return { title, url, content: cut.content, truncated: cut.truncated || cutShort, usedSelector };
 }
 
 /**

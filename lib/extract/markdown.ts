@@ -22,6 +22,8 @@ export interface RenderContext {
   builder: SelectorBuilder;
   /** Live elements already written out (so "Page controls" does not repeat them). */
   emitted: Set<Element>;
+  /** The element the content was taken from (used_selector names it). */
+  root?: Element;
 }
 
 const REGION_ROLES: Record<string, string> = {
@@ -48,7 +50,10 @@ export function regionKind(el: Element): string | null {
 }
 
 function regionLabel(el: Element): string {
-  if (el.localName === 'iframe' || el.localName === 'frame') return normalize(el.getAttribute('title') ?? el.getAttribute('name') ?? '');
+  if (el.localName === 'iframe' || el.localName === 'frame') {
+    const name = el.getAttribute('name');
+    return normalize(el.getAttribute('title') ?? el.getAttribute('aria-label') ?? (name && !isAutoId(name) ? name : ''));
+  }
   if (el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')) return labelOf(el);
   if (el.localName === 'fieldset') return normalize(el.querySelector('legend')?.textContent ?? '');
   return '';
@@ -119,16 +124,20 @@ export function createRenderer(ctx: RenderContext): Renderer {
       const src = node.getAttribute('src') ?? '';
       // Nor the lead image that only repeats the page title (the result has the title).
       if (!alt || (ctx.title && alt.length >= 15 && ctx.title.includes(alt))) return '';
-      if (!src || /^data:/i.test(src)) return service.escape(alt);
+      // In a link (a thumbnail), the alt is the link's text; the picture's URL adds nothing.
+      if (!src || /^data:/i.test(src) || node.closest('a')) return service.escape(alt);
       return `![${service.escape(alt)}](${destination(displayUrl(src, ctx))})`;
     },
   });
 
+  // A frame we could not read (cross-origin): named ones (a video, a payment form) are worth a
+  // line; unnamed ones are mostly ads and trackers.
   service.addRule('iframe', {
     filter: ['iframe', 'frame' as 'iframe'],
     replacement: (_content, node) => {
       const l = live(node);
-      return l ? `\n\n${formatRegion('iframe', regionLabel(l), selector(l))}\n\n` : '';
+      const label = l ? regionLabel(l) : '';
+      return l && label ? `\n\n${formatRegion('iframe', label, selector(l))}\n\n` : '';
     },
   });
 
@@ -168,7 +177,7 @@ export function createRenderer(ctx: RenderContext): Renderer {
   service.addRule('region', {
     filter: (node) => {
       const l = live(node);
-      return !!l && !isControl(l) && regionKind(l) !== null;
+      return !!l && l !== ctx.root && !isControl(l) && regionKind(l) !== null;
     },
     replacement: (content, node) => {
       const l = live(node)!;
@@ -210,8 +219,8 @@ export function createRenderer(ctx: RenderContext): Renderer {
       // Frames and shadow trees resolve against their own base: take the browser's resolution there.
       const href = l && !inTop ? l.href : (l ?? node).getAttribute('href');
       let text = content.replace(/\s*\n+\s*/g, ' ').trim();
-      if (!href || /^\s*javascript:/i.test(href)) {
-        // Clickable but going nowhere: a button in disguise.
+      if (!href || /^\s*(?:javascript:|#!?$)/i.test(href)) {
+        // Clickable but going nowhere ("#", javascript:): a button in disguise, found by selector.
         return l && isControl(l) ? control(l, content) : text;
       }
       if (!text && l) text = service.escape(labelOf(l));
@@ -330,13 +339,20 @@ function addTableRules(service: TurndownService): void {
  * `#id`: links are most of a page's tokens.
  */
 export function displayUrl(href: string, ctx: Pick<RenderContext, 'pageUrl' | 'baseUrl'>): string {
+  // Fast paths (a page has hundreds of links): a fragment, a root-relative path against a base on
+  // the page's origin, an absolute URL on the page's origin. The lookup resolves them as a.href does.
+  const page = ctx.pageUrl;
+  if (page && /^https?:$/.test(page.protocol) && ctx.baseUrl.startsWith(page.origin + '/') && !/[\s\\]/.test(href)) {
+    if (href.startsWith('#') && ctx.baseUrl.split('#')[0] === page.href.split('#')[0]) return href;
+    if (href.startsWith('/') && !href.startsWith('//')) return href;
+    if (href.startsWith(page.origin + '/')) return href.slice(page.origin.length);
+  }
   let url: URL;
   try {
     url = new URL(href, ctx.baseUrl);
   } catch {
     return href;
   }
-  const page = ctx.pageUrl;
   if (!page || url.origin !== page.origin || (url.protocol !== 'http:' && url.protocol !== 'https:')) return url.href;
   if (url.pathname === page.pathname && url.search === page.search && url.hash) return url.hash;
   return url.pathname + url.search + url.hash;

@@ -83,7 +83,8 @@ export function snapshotDocument(doc: Document, builder: SelectorBuilder, maxTex
 
 /** The text node where the body's visible-ish text passes `maxText` characters, or null. */
 function textCutPoint(body: Element, maxText: number): Node | null {
-  if (!Number.isFinite(maxText)) return null;
+  // Native and fast: most pages are far below the budget, scripts and all.
+  if (!Number.isFinite(maxText) || (body.textContent?.length ?? 0) <= maxText) return null;
   const walker = body.ownerDocument.createTreeWalker(body, 4 /* NodeFilter.SHOW_TEXT */);
   let total = 0;
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { PageError } from '../browser/pages';
+import { LINK_NOTE } from '../extract/selectors';
 import { defineTool, ToolError, type ToolContext } from './registry';
 import { requireTab, tabId } from './tabs';
 import { restrictedPageReason } from './url-policy';
@@ -13,7 +14,7 @@ const maxLength = v.pipe(
   v.number('must be a number of characters'),
   v.integer('must be a whole number'),
   v.minValue(100, 'must be at least 100'),
-  v.maxValue(2_000_000, 'must be at most 2000000'),
+  v.maxValue(1_000_000, 'must be at most 1000000 (the most a page read returns)'),
 );
 
 /** Tells the model why the page cannot be read, or lets the call go on. */
@@ -47,7 +48,9 @@ export const getTabContent = defineTool({
     'for headings, sections, links, buttons and form fields (with their labels and current values). ' +
     'Give selector to read only that part; max_length caps the characters (truncated: true when cut). ' +
     'With prompt, the content is distilled by the model for that request instead of returned whole. ' +
-    SELECTOR_HELP,
+    SELECTOR_HELP +
+    ' ' +
+    LINK_NOTE,
   input: v.strictObject({
     tab_id: v.pipe(tabId, v.description('Tab id')),
     selector: v.optional(v.pipe(v.string('must be a CSS selector string'), v.nonEmpty('must not be empty'), v.maxLength(2000, 'must be at most 2000 characters'), v.description('CSS selector: read only the matching part'))),
