@@ -1,6 +1,7 @@
 import type { KeepAlive } from '../agent/run-manager';
 import { createSandboxHost } from '../sandbox';
 import type { SandboxHost } from '../sandbox/types';
+import { inPageDomHost, offscreenDomHost, type DomHost } from './dom-host';
 import { persistentPageKeepAlive, serviceWorkerKeepAlive } from './keepalive';
 import { createChromePages, createFirefoxPages, type PagesAdapter } from './pages';
 import { createTabsAdapter, type TabsAdapter } from './tabs';
@@ -11,6 +12,7 @@ export interface BrowserAdapters {
   tabs: TabsAdapter;
   pages: PagesAdapter;
   sandbox: SandboxHost;
+  dom: DomHost;
 }
 
 export function createAdapters(): BrowserAdapters {
@@ -21,5 +23,6 @@ export function createAdapters(): BrowserAdapters {
     tabs: createTabsAdapter(),
     pages: firefox ? createFirefoxPages() : createChromePages(),
     sandbox: createSandboxHost(),
+    dom: serviceWorker ? offscreenDomHost() : inPageDomHost(),
   };
 }

@@ -13,8 +13,8 @@ export async function ensureOffscreenDocument(): Promise<void> {
   creating ??= browser.offscreen
     .createDocument({
       url: OFFSCREEN_PATH,
-      reasons: [browser.offscreen.Reason.IFRAME_SCRIPTING],
-      justification: 'Runs untrusted JavaScript in a sandboxed iframe, isolated from the extension.',
+      reasons: [browser.offscreen.Reason.IFRAME_SCRIPTING, browser.offscreen.Reason.DOM_PARSER],
+      justification: 'Runs untrusted JavaScript in a sandboxed iframe, isolated from the extension; parses fetched web pages into text.',
     })
     .catch(async (e: unknown) => {
       // Another caller (or a previous service worker) created it between our check and now.
@@ -38,4 +38,19 @@ async function offscreenDocumentExists(): Promise<boolean> {
     documentUrls: [browser.runtime.getURL(OFFSCREEN_PATH)],
   });
   return contexts.length > 0;
+}
+
+/**
+ * Sends a message to the offscreen document, asking again briefly while it is just created and
+ * its listeners are not registered yet.
+ */
+export async function sendWhenListening<T>(send: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await send();
+    } catch (e) {
+      if (attempt >= 40 || !/Receiving end does not exist/i.test(e instanceof Error ? e.message : String(e))) throw e;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
 }

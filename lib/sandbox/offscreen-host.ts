@@ -4,9 +4,9 @@
  * which embeds the manifest sandbox page; see offscreen-relay.ts and sandbox-page.ts for the
  * rest of the way, offscreen-protocol.ts for the two engines.
  */
-import { closeOffscreenDocument, ensureOffscreenDocument } from './offscreen-document';
+import { closeOffscreenDocument, ensureOffscreenDocument, sendWhenListening } from './offscreen-document';
 import { offscreenMessaging, type SandboxEngine } from './offscreen-protocol';
-import { failure, normalizeRun, onAbort, type RealmRunRequest } from './report';
+import { failure, normalizeRun, onAbort } from './report';
 import type { SandboxHost, SandboxOutcome } from './types';
 
 /** Past the run's timeout: creating the document and the frame, and a margin. */
@@ -31,7 +31,7 @@ export function offscreenSandboxHost(engine: SandboxEngine = 'v8'): SandboxHost 
 
       const answered = (async () => {
         await ensureOffscreenDocument();
-        const outcome = await sendWhenReady(runId, engine, request);
+        const outcome = await sendWhenListening(() => offscreenMessaging.sendMessage('sandboxOffscreenRun', { runId, engine, request }));
         if (typeof outcome?.ok !== 'boolean') return failure('host', 'The sandbox sent no usable answer.', [], elapsed());
         return outcome;
       })().catch((e: unknown) => failure('host', `The sandbox is not available: ${errorText(e)}`, [], elapsed()));
@@ -57,18 +57,6 @@ export function offscreenSandboxHost(engine: SandboxEngine = 'v8'): SandboxHost 
       }
     },
   };
-}
-
-/** Right after creation the document's listener may not be registered yet: ask again briefly. */
-async function sendWhenReady(runId: string, engine: SandboxEngine, request: RealmRunRequest): Promise<SandboxOutcome> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await offscreenMessaging.sendMessage('sandboxOffscreenRun', { runId, engine, request });
-    } catch (e) {
-      if (attempt >= 40 || !/Receiving end does not exist/i.test(errorText(e))) throw e;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
 }
 
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));

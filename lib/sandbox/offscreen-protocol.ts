@@ -1,4 +1,5 @@
 import { defineExtensionMessaging } from '@webext-core/messaging';
+import type { FetchedPage, FetchedPageRequest } from '../extract/fetched';
 import type { RealmRunRequest } from './report';
 import type { SandboxOutcome } from './types';
 
@@ -24,6 +25,8 @@ export type SandboxEngine = 'v8' | 'quickjs';
 export interface OffscreenProtocol {
   sandboxOffscreenRun(data: { runId: string; engine: SandboxEngine; request: RealmRunRequest }): SandboxOutcome;
   sandboxOffscreenAbort(data: { runId: string }): void;
+  /** web_fetch: fetched HTML → Markdown (the service worker has no DOMParser). */
+  domHtmlToMarkdown(data: FetchedPageRequest): FetchedPage;
 }
 
 export const offscreenMessaging = defineExtensionMessaging<OffscreenProtocol>();

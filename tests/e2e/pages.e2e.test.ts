@@ -1,65 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launch, type BrowserName, type ExtensionBrowser } from '../harness/browsers';
-import { FakeAnthropic, lastToolResult, text, toolCall } from '../harness/fake-anthropic';
-import { FixtureServer } from '../harness/fixture-server';
-import { PopupPage, setSettings } from '../harness/popup';
+import { describe, expect, it } from 'vitest';
+import type { BrowserName } from '../harness/browsers';
+import { lastToolResult, text, toolCall } from '../harness/fake-anthropic';
+import { agentSession } from '../harness/session';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
 
 describe.each(browsers)('page tools in %s', (name) => {
-  const fake = new FakeAnthropic();
-  const fixtures = new FixtureServer();
-  let ext: ExtensionBrowser;
-  let popup: PopupPage;
-
-  beforeAll(async () => {
-    await Promise.all([fake.start(), fixtures.start()]);
-    ext = await launch(name);
-  });
-  afterAll(async () => {
-    await ext?.close();
-    await Promise.all([fake.stop(), fixtures.stop()]);
-  });
-  beforeEach(async () => {
-    fake.reset();
-    if (popup && !popup.page.isClosed()) await popup.close().catch(() => {});
-    popup = await PopupPage.open(ext);
-    await setSettings(popup.page, { apiKey: 'test-key', baseUrl: fake.url, scriptTimeoutSec: 3 });
-    await popup.newChat();
-  });
-
-  /** The test's own hands open a tab (not the agent's) and wait for it to load (and for `title`, when given). */
-  async function openTab(path: string, title?: string): Promise<number> {
-    return popup.page.evaluate(
-      async (url, title) => {
-        const api = (globalThis as any).browser ?? (globalThis as any).chrome;
-        const tab = await api.tabs.create({ url, active: false });
-        for (let i = 0; i < 200; i++) {
-          const t = await api.tabs.get(tab.id);
-          if (t.status === 'complete' && (!title || t.title === title)) break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        return tab.id;
-      },
-      `${fixtures.url}${path}`,
-      title ?? null,
-    );
-  }
-
-  /** One user message whose model reply runs `calls` in order (each may use earlier results), then ends. */
-  async function agentRuns(calls: ((prev: any) => { name: string; input: unknown })[], finalText = 'All done.') {
-    fake.script(
-      ...calls.map((make, i) => (body: any) => {
-        const prev = i === 0 ? undefined : lastToolResult(body);
-        const { name, input } = make(prev);
-        return toolCall(name, input);
-      }),
-      text(finalText),
-    );
-    await popup.send('Do the page work');
-    await popup.waitForAssistantText(finalText, 40_000);
-    return fake.requests.slice(1).map((r) => lastToolResult(r.body));
-  }
+  const session = agentSession(name, { scriptTimeoutSec: 3 });
+  const { fake, fixtures, openTab, agentRuns } = session;
 
   it('reads a page rendered after load (SPA)', async () => {
     const tab = await openTab('/spa.html', 'SPA fixture (ready)');
@@ -69,6 +17,20 @@ describe.each(browsers)('page tools in %s', (name) => {
     expect(read!.content.content).toContain('Rendered by JavaScript');
     expect(read!.content.content).toContain('did not exist in the HTML');
     expect(read!.content.content).not.toContain('Loading…');
+  });
+
+  it('reads a page that takes the reader\'s name in its own world', async () => {
+    const tab = await openTab('/hostile.html');
+    const [read] = await agentRuns([() => ({ name: 'get_tab_content', input: { tab_id: tab } })]);
+    expect(read!.isError, JSON.stringify(read!.content).slice(0, 300)).toBe(false);
+    expect(read!.content.content).toContain('real content of a page that tries to break the page reader');
+  });
+
+  it('reads a page whose CSP forbids eval', async () => {
+    const tab = await openTab('/strict-csp.html');
+    const [read] = await agentRuns([() => ({ name: 'get_tab_content', input: { tab_id: tab } })]);
+    expect(read!.isError, JSON.stringify(read!.content).slice(0, 300)).toBe(false);
+    expect(read!.content.content).toContain('A page that forbids eval');
   });
 
   it('reads shadow DOM and a same-origin iframe, and the selectors it gives work', async () => {
@@ -158,9 +120,9 @@ describe.each(browsers)('page tools in %s', (name) => {
   it('refuses restricted pages with a clear error', async () => {
     // Extensions may not open Firefox's about: pages themselves, so the test's hands do it.
     const internal = name === 'chromium' ? 'chrome://version/' : 'about:robots';
-    const other = await ext.browser.newPage();
+    const other = await session.ext.browser.newPage();
     void other.goto(internal).catch(() => {});
-    const tab = await popup.page.evaluate(async (url) => {
+    const tab = await session.popup.page.evaluate(async (url) => {
       const api = (globalThis as any).browser ?? (globalThis as any).chrome;
       for (let i = 0; i < 50; i++) {
         const found = (await api.tabs.query({})).find((t: any) => t.url === url);
@@ -183,7 +145,9 @@ describe.each(browsers)('page tools in %s', (name) => {
     const t0 = Date.now();
     const [read] = await agentRuns([() => ({ name: 'get_tab_content', input: { tab_id: tab, max_length: 20_000 } })]);
     expect(read!.isError, String(read!.content).slice(0, 500)).toBe(false);
-    console.log(`[metric] ${name}: get_tab_content round trip on the 5 MB page ${Date.now() - t0} ms (incl. two model turns)`);
+    // From the model's tool call (sent right after the first request) to the tool result reaching it.
+    const toolMs = fake.requests[1]!.at - fake.requests[0]!.at;
+    console.log(`[metric] ${name}: get_tab_content on the 5 MB page ${toolMs} ms from tool call to result (target ≤ 2000); whole round trip incl. two model turns ${Date.now() - t0} ms`);
     expect(read!.content.truncated).toBe(true);
     expect(read!.content.content.length).toBeLessThanOrEqual(20_000);
     expect(read!.content.content).toContain('Section 0');
@@ -196,8 +160,8 @@ describe.each(browsers)('page tools in %s', (name) => {
       text('The Pro plan is selected.'),
       text('The page says Pro.'),
     );
-    await popup.send('Which plan?');
-    await popup.waitForAssistantText('The page says Pro.', 30_000);
+    await session.popup.send('Which plan?');
+    await session.popup.waitForAssistantText('The page says Pro.', 30_000);
     const summaryRequest = fake.requests[1]!.body;
     expect(summaryRequest.messages[0].content).toContain('<request>Which plan is selected?</request>');
     expect(summaryRequest.messages[0].content).toContain('Grace Hopper');

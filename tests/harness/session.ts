@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { launch, type BrowserName, type ExtensionBrowser } from './browsers';
+import { FakeAnthropic, lastToolResult, text, toolCall } from './fake-anthropic';
+import { FixtureServer } from './fixture-server';
+import { PopupPage, setSettings } from './popup';
+
+export interface AgentSession {
+  readonly fake: FakeAnthropic;
+  readonly fixtures: FixtureServer;
+  readonly ext: ExtensionBrowser;
+  readonly popup: PopupPage;
+  /** The test's own hands open a tab (not the agent's) and wait for it to load (and for `title`, when given). */
+  openTab(path: string, title?: string): Promise<number>;
+  /**
+   * One user message whose model reply runs `calls` in order (each may use the previous result),
+   * then ends with `finalText`; returns the tool results the model was sent.
+   */
+  agentRuns(calls: ((prev: any) => { name: string; input: unknown })[], finalText?: string): Promise<any[]>;
+}
+
+/**
+ * The set-up every tool e2e shares, registered as vitest hooks inside a describe: a fake model,
+ * the fixture server and the browser for the whole describe; before each test a fresh popup with
+ * these settings and a new chat.
+ */
+export function agentSession(name: BrowserName, settings: Record<string, unknown> = {}): AgentSession {
+  const fake = new FakeAnthropic();
+  const fixtures = new FixtureServer();
+  let ext: ExtensionBrowser | undefined;
+  let popup: PopupPage | undefined;
+
+  beforeAll(async () => {
+    await Promise.all([fake.start(), fixtures.start()]);
+    ext = await launch(name);
+  });
+  afterAll(async () => {
+    await ext?.close();
+    await Promise.all([fake.stop(), fixtures.stop()]);
+  });
+  beforeEach(async () => {
+    fake.reset();
+    if (popup && !popup.page.isClosed()) await popup.close().catch(() => {});
+    popup = await PopupPage.open(ext!);
+    await setSettings(popup.page, { apiKey: 'test-key', baseUrl: fake.url, ...settings });
+    await popup.newChat();
+  });
+
+  const session: AgentSession = {
+    fake,
+    fixtures,
+    get ext() {
+      return ext!;
+    },
+    get popup() {
+      return popup!;
+    },
+    openTab(path, title) {
+      return popup!.page.evaluate(
+        async (url, title) => {
+          const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+          const tab = await api.tabs.create({ url, active: false });
+          for (let i = 0; i < 200; i++) {
+            const t = await api.tabs.get(tab.id);
+            if (t.status === 'complete' && (!title || t.title === title)) break;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+          return tab.id as number;
+        },
+        `${fixtures.url}${path}`,
+        title ?? null,
+      );
+    },
+    async agentRuns(calls, finalText = 'All done.') {
+      fake.script(
+        ...calls.map((make, i) => (body: any) => {
+          const prev = i === 0 ? undefined : lastToolResult(body);
+          const { name, input } = make(prev);
+          return toolCall(name, input);
+        }),
+        text(finalText),
+      );
+      await popup!.send('Do the work');
+      await popup!.waitForAssistantText(finalText, 40_000);
+      return fake.requests.slice(1).map((r) => lastToolResult(r.body));
+    },
+  };
+  return session;
+}
