@@ -7,7 +7,9 @@ import { createAdapters } from '../lib/browser';
 import { onMessage, RUN_EVENTS_PORT, type PortEvent, type PortRequest } from '../lib/protocol';
 import { registerSandboxMessages } from '../lib/sandbox/background';
 import { loadSettings } from '../lib/storage/settings-store';
+import { migrateSettings } from '../lib/settings';
 import { createBuiltinRegistry } from '../lib/tools';
+import { FETCH_TIMEOUT_MS, runSearch, SEARCH_TEST_QUERY } from '../lib/tools/web';
 
 export default defineBackground(() => {
   const adapters = createAdapters();
@@ -21,7 +23,8 @@ export default defineBackground(() => {
       loadSettings,
       createClient: createAnthropicClient,
       keepAlive: adapters.keepAlive,
-      browser: { tabs: adapters.tabs, pages: adapters.pages, sandbox: adapters.sandbox },
+      // fetch is bound: called detached from globalThis it throws "Illegal invocation".
+      browser: { tabs: adapters.tabs, pages: adapters.pages, sandbox: adapters.sandbox, dom: adapters.dom, fetch: globalThis.fetch.bind(globalThis) },
     });
     await runs.recoverInterrupted();
     return { store, runs };
@@ -36,6 +39,14 @@ export default defineBackground(() => {
   onMessage('stopRun', async ({ data }) => (await ready).runs.stop(data.conversationId));
   onMessage('regenerate', async ({ data }) => (await ready).runs.regenerate(data.conversationId));
   onMessage('continueRun', async ({ data }) => (await ready).runs.continueRun(data.conversationId));
+  onMessage('testSearchEngine', async ({ data }) => {
+    try {
+      const results = await runSearch(migrateSettings(data.settings), SEARCH_TEST_QUERY, 3, globalThis.fetch.bind(globalThis), AbortSignal.timeout(FETCH_TIMEOUT_MS), data.engine);
+      return { ok: true as const, results };
+    } catch (e) {
+      return { ok: false as const, error: e instanceof Error ? e.message : String(e) };
+    }
+  });
   registerSandboxMessages(adapters.sandbox);
 
   browser.runtime.onConnect.addListener((port: Browser.runtime.Port) => {

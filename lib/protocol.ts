@@ -1,5 +1,7 @@
 import { defineExtensionMessaging } from '@webext-core/messaging';
 import type { ConversationSummary, RunEvent } from './agent/types';
+import type { SearchResult } from './search-engines/types';
+import type { SearchEngineId } from './settings';
 
 /** Every request the UI pages can make of the background, in one place. */
 export interface ProtocolMap {
@@ -11,6 +13,8 @@ export interface ProtocolMap {
   stopRun(data: { conversationId: string }): void;
   regenerate(data: { conversationId: string }): void;
   continueRun(data: { conversationId: string }): void;
+  /** The settings page's Test button: one real query with `engine` and the form's (unsaved) values. */
+  testSearchEngine(data: { engine: SearchEngineId; settings: unknown }): { ok: true; results: SearchResult[] } | { ok: false; error: string };
 }
 
 export const { sendMessage, onMessage } = defineExtensionMessaging<ProtocolMap>();

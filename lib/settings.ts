@@ -2,21 +2,24 @@ import * as v from 'valibot';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
-export const SETTINGS_VERSION = 2;
+export const SETTINGS_VERSION = 3;
 
-const httpUrl = v.pipe(
-  v.string(),
-  v.trim(),
-  v.nonEmpty('settings_error_url_empty'),
-  v.check((s) => {
-    try {
-      const u = new URL(s);
-      return u.protocol === 'https:' || u.protocol === 'http:';
-    } catch {
-      return false;
-    }
-  }, 'settings_error_url_invalid'),
-);
+export const SEARCH_ENGINE_IDS = ['duckduckgo', 'bing', 'baidu', 'google'] as const;
+export type SearchEngineId = (typeof SEARCH_ENGINE_IDS)[number];
+
+function isHttpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return u.protocol === 'https:' || u.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+const httpUrl = v.pipe(v.string(), v.trim(), v.nonEmpty('settings_error_url_empty'), v.check(isHttpUrl, 'settings_error_url_invalid'));
+/** An optional endpoint override: empty means the engine's own. */
+const endpoint = v.pipe(v.string(), v.trim(), v.check((s) => !s || isHttpUrl(s), 'settings_error_url_invalid'));
+const secret = v.pipe(v.string(), v.trim(), v.regex(/^[\x21-\x7e]*$/, 'settings_error_secret_invalid'));
 
 /** Error messages are i18n keys, so the options page can show them in the user's language. */
 export const SettingsSchema = v.object({
@@ -50,6 +53,22 @@ export const SettingsSchema = v.object({
     v.minValue(1, 'settings_error_script_timeout'),
     v.maxValue(300, 'settings_error_script_timeout'),
   ),
+  /** web_search's engine; the others keep their keys for when the user switches back. */
+  searchEngine: v.picklist(SEARCH_ENGINE_IDS, 'settings_error_search_engine'),
+  /** Bing Web Search API v7 key; without one, Bing's result page is read instead. */
+  bingApiKey: secret,
+  googleApiKey: secret,
+  /** Google Programmable Search Engine id (the `cx` parameter). */
+  googleCx: v.pipe(v.string(), v.trim(), v.regex(/^[\w:.-]*$/, 'settings_error_secret_invalid')),
+  duckduckgoEndpoint: endpoint,
+  bingEndpoint: endpoint,
+  baiduEndpoint: endpoint,
+  googleEndpoint: endpoint,
+  /**
+   * web_fetch may reach loopback, private and link-local addresses (a router's admin page, a dev
+   * server). Off by default: a page the model read could otherwise steer it into the user's network.
+   */
+  allowPrivateNetwork: v.boolean('settings_error_boolean'),
 });
 
 export type Settings = v.InferOutput<typeof SettingsSchema>;
@@ -64,11 +83,21 @@ export const defaultSettings = (): Settings => ({
   roundCap: 50,
   summaryModel: '',
   scriptTimeoutSec: 30,
+  searchEngine: 'duckduckgo',
+  bingApiKey: '',
+  googleApiKey: '',
+  googleCx: '',
+  duckduckgoEndpoint: '',
+  bingEndpoint: '',
+  baiduEndpoint: '',
+  googleEndpoint: '',
+  allowPrivateNetwork: false,
 });
 
 /**
- * Upgrades whatever an older version stored (v1 → v2 added summaryModel and
- * scriptTimeoutSec, which take their defaults). Unknown or broken values fall back to defaults
+ * Upgrades whatever an older version stored (v1 → v2 added summaryModel and scriptTimeoutSec;
+ * v2 → v3 the search engine, its keys and endpoints, and allowPrivateNetwork — all take their
+ * defaults). Unknown or broken values fall back to defaults
  * field by field, so an update never loses the user's key.
  */
 export function migrateSettings(stored: unknown): Settings {

@@ -1,8 +1,5 @@
-import type { PagesAdapter } from '../browser/pages';
-import type { TabsAdapter } from '../browser/tabs';
-import type { SandboxHost } from '../sandbox/types';
 import type { Settings } from '../settings';
-import { detachedEnv, type ToolEnv } from '../tools/env';
+import { detachedEnv, type BrowserEnv, type ToolEnv } from '../tools/env';
 import { TaskBoards } from '../tools/task-board';
 import type { ToolRegistry } from '../tools/registry';
 import type { ConversationStore } from './conversation-store';
@@ -34,7 +31,7 @@ export interface RunManagerDeps {
   createClient(endpoint: ModelEndpoint): ModelClient;
   keepAlive?: KeepAlive;
   /** The browser behind the tools; absent in unit tests, where browser tools say so. */
-  browser?: { tabs: TabsAdapter; pages: PagesAdapter; sandbox: SandboxHost };
+  browser?: BrowserEnv;
   now?: () => Date;
 }
 

@@ -15,9 +15,11 @@ import { ExtractError } from './errors';
 import { normalize } from './interactive';
 import { createRenderer, type RenderContext } from './markdown';
 import { resolveSelectorAll, SelectorBuilder } from './selectors';
+import { DEFAULT_MAX_LENGTH, MAX_CONTENT_LENGTH } from './limits';
 import { liveOf, snapshotDocument, snapshotElements } from './snapshot';
 import { isRendered } from './visibility';
 
+export { DEFAULT_MAX_LENGTH, MAX_CONTENT_LENGTH } from './limits';
 export { ANNOTATION_NOTE, ANNOTATION_RE, stripAnnotations } from './annotate';
 export { ExtractError, type ExtractErrorCode } from './errors';
 export { LINK_NOTE, resolveSelector, resolveSelectorAll, SELECTOR_NOTE } from './selectors';
@@ -66,21 +68,13 @@ function defuddleOptions(url: string, rendered: boolean): DefuddleOptions {
  */
 export const MIN_ARTICLE_WORDS = 80;
 /**
- * Without maxLength the content still stops here (~50k tokens): no model takes a 5 MB page in one
- * piece, and converting all of it took seconds. `truncated` says when it happened.
- */
-export const DEFAULT_MAX_LENGTH = 200_000;
-/**
- * And never more than this, whatever maxLength asks: converting a million characters already takes
- * about a second in the page (2 MB of Markdown took 3 s), and no model reads more at once.
- */
-export const MAX_CONTENT_LENGTH = 1_000_000;
-/**
  * The copy holds at most PRUNE_FACTOR × maxLength characters of page text (boilerplate comes
- * first), between MIN_PRUNE_TEXT and MAX_PRUNE_TEXT: past ~800k characters of text Defuddle and
- * turndown no longer fit the 2 s a page read may take, whatever maxLength asks (truncated says so).
+ * first, and Markdown is longer than its text, so twice the limit leaves room), between
+ * MIN_PRUNE_TEXT and MAX_PRUNE_TEXT: Defuddle's time grows with the copy (a 1 MB page: ~250 ms at
+ * 3×, ~110 ms at 2× in Chromium), and past ~800k characters of text it and turndown no longer fit
+ * the 2 s a page read may take, whatever maxLength asks (truncated says so).
  */
-const PRUNE_FACTOR = 3;
+const PRUNE_FACTOR = 2;
 const MIN_PRUNE_TEXT = 60_000;
 const MAX_PRUNE_TEXT = 800_000;
 /** Most elements a selector may pick (each one becomes a section of the output). */

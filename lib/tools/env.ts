@@ -1,3 +1,4 @@
+import type { DomHost } from '../browser/dom-host';
 import type { PagesAdapter } from '../browser/pages';
 import type { TabsAdapter } from '../browser/tabs';
 import type { SandboxHost } from '../sandbox/types';
@@ -6,11 +7,18 @@ import type { Settings } from '../settings';
 /** Something a tool wants the user to know beside its result (shown as a popup banner). */
 export type Notice = { kind: 'user_scripts_needed' };
 
+/** What the browser gives tools: the adapters chosen at start-up, and the network. */
+export type BrowserEnv = Pick<ToolEnv, 'tabs' | 'pages' | 'sandbox' | 'dom' | 'fetch'>;
+
 /** What tools reach the browser and the model through; built per run by the run manager. */
 export interface ToolEnv {
   tabs: TabsAdapter;
   pages: PagesAdapter;
   sandbox: SandboxHost;
+  /** DOM work the background cannot do itself (fetched HTML → Markdown). */
+  dom: DomHost;
+  /** The network, for web_fetch and web_search (tests give a fake). */
+  fetch: typeof fetch;
   settings: Settings;
   /** Distils `text` with the model for `prompt`, in parts when it exceeds the model's context. */
   summarize(text: string, prompt: string, signal: AbortSignal): Promise<string>;
@@ -28,6 +36,8 @@ export function detachedEnv(settings: Settings): ToolEnv {
     tabs: trap<TabsAdapter>('tabs'),
     pages: trap<PagesAdapter>('pages'),
     sandbox: trap<SandboxHost>('sandbox'),
+    dom: trap<DomHost>('dom'),
+    fetch: missing('fetch') as typeof fetch,
     settings,
     summarize: missing('summarize') as ToolEnv['summarize'],
     notify: () => {},

@@ -3,8 +3,9 @@ import { ToolRegistry, type ToolDefinition } from './registry';
 import { scriptTools } from './scripts';
 import { tabTools } from './tabs';
 import { taskTools } from './tasks';
+import { webTools } from './web';
 
 /** Every built-in tool, in the order the model sees them. Later families register here. */
-export const builtinTools: readonly ToolDefinition<any>[] = [...tabTools, ...pageTools, ...scriptTools, ...taskTools];
+export const builtinTools: readonly ToolDefinition<any>[] = [...webTools, ...tabTools, ...pageTools, ...scriptTools, ...taskTools];
 
 export const createBuiltinRegistry = () => new ToolRegistry(builtinTools);

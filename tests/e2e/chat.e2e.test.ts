@@ -5,6 +5,7 @@ import { launch, type BrowserName, type ExtensionBrowser } from '../harness/brow
 import { FakeAnthropic, gate, text, toolCall } from '../harness/fake-anthropic';
 import { FixtureServer } from '../harness/fixture-server';
 import { PopupPage, setSettings } from '../harness/popup';
+import { createBuiltinRegistry } from '../../lib/tools';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
 const SCREENSHOT = path.resolve(import.meta.dirname, '../../docs/popup.png');
@@ -66,12 +67,10 @@ describe.each(browsers)('popup chat in %s', (name) => {
     expect(await popup.text('section[aria-label="Tasks"] li[data-task-id="1"]')).toMatch(/Read the fixture page.*in progress/);
     expect(await popup.text('[data-usage]')).toMatch(/Tokens: \d+ in · \d+ out · \d+ cached/);
 
-    // The model saw the task tools, with their JSON schemas, and the tool results.
+    // The model saw every built-in tool (the unit tests check the list), with its JSON schema, and the tool results.
     const [first, second] = fake.requests;
-    expect(first!.body.tools.map((t: { name: string }) => t.name)).toEqual([
-      'list_tabs', 'open_tab', 'close_tab', 'activate_tab', 'get_tab_content', 'execute_script',
-      'create_task', 'update_task', 'list_tasks',
-    ]);
+    expect(first!.body.tools.map((t: { name: string }) => t.name)).toEqual(createBuiltinRegistry().names());
+    expect(first!.body.tools.find((t: { name: string }) => t.name === 'create_task').input_schema).toMatchObject({ type: 'object', required: ['subject'] });
     expect(second!.body.messages.at(-1).content[0]).toMatchObject({ type: 'tool_result' });
   });
 

@@ -2,6 +2,7 @@ import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, type BrowserName, type ExtensionBrowser } from '../harness/browsers';
 import { apiKeyOf, FakeAnthropic, text } from '../harness/fake-anthropic';
+import { FixtureServer } from '../harness/fixture-server';
 import { PopupPage } from '../harness/popup';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
@@ -19,11 +20,12 @@ async function fill(page: Page, selector: string, value: string) {
 
 describe.each(browsers)('management page settings in %s', (name) => {
   const fake = new FakeAnthropic();
+  const fixtures = new FixtureServer();
   let ext: ExtensionBrowser;
   let options: Page;
 
   beforeAll(async () => {
-    await fake.start();
+    await Promise.all([fake.start(), fixtures.start()]);
     ext = await launch(name);
     options = await ext.open('options.html', { width: 900, height: 800 });
     await options.waitForSelector('#apiKey');
@@ -31,7 +33,7 @@ describe.each(browsers)('management page settings in %s', (name) => {
 
   afterAll(async () => {
     await ext?.close();
-    await fake.stop();
+    await Promise.all([fake.stop(), fixtures.stop()]);
   });
 
   it('shows inline errors for an empty key and a bad URL, and saves nothing', async () => {
@@ -61,8 +63,8 @@ describe.each(browsers)('management page settings in %s', (name) => {
     await fill(options, '#roundCap', '7');
     await options.click('button[type="submit"]');
     await options.waitForFunction(() => document.querySelector('[data-status="saved"]'));
-    expect(await stored(options)).toEqual({
-      version: 2,
+    expect(await stored(options)).toMatchObject({
+      version: 3,
       apiKey: 'sk-from-the-form',
       baseUrl: fake.url,
       model: 'fake-model-x',
@@ -70,6 +72,8 @@ describe.each(browsers)('management page settings in %s', (name) => {
       roundCap: 7,
       summaryModel: '',
       scriptTimeoutSec: 30,
+      searchEngine: 'duckduckgo',
+      allowPrivateNetwork: false,
     });
 
     fake.script(text('Configured.'));
@@ -80,5 +84,30 @@ describe.each(browsers)('management page settings in %s', (name) => {
     expect(apiKeyOf(req!.headers)).toBe('sk-from-the-form');
     expect(req!.body).toMatchObject({ model: 'fake-model-x', max_tokens: 2048, stream: true });
     await popup.close();
+  });
+
+  it('tests each search engine with the values in the form, and saves the engine choice', async () => {
+    await fill(options, '#bingEndpoint', `${fixtures.url}/engines/bing/search`);
+    await options.click('[data-test-engine="bing"]');
+    await options.waitForFunction(() => document.querySelector('[data-test-result="bing"]')?.getAttribute('data-state') === 'ok', { polling: 100 });
+    expect(await options.$eval('[data-test-result="bing"]', (el) => el.textContent?.trim())).toBe('3 results. First: Caffeine and Sleep Problems');
+
+    // Google without its key and cx: the error names what is missing.
+    await options.click('[data-test-engine="google"]');
+    await options.waitForFunction(() => document.querySelector('[data-test-result="google"]')?.getAttribute('data-state') === 'failed', { polling: 100 });
+    expect(await options.$eval('[data-test-result="google"]', (el) => el.textContent?.trim())).toMatch(/^Failed: Google Custom Search cannot search without an API key and a Search engine ID \(cx\)/);
+
+    // A bad endpoint is refused inline.
+    await fill(options, '#baiduEndpoint', 'baidu.example');
+    await options.click('button[type="submit"]');
+    await options.waitForFunction(() => document.querySelector('[data-status="invalid"]'), { polling: 100 });
+    expect(await options.$eval('#baiduEndpoint-error', (el) => el.textContent)).toBe('Enter a full http:// or https:// URL.');
+    await fill(options, '#baiduEndpoint', ' ');
+
+    await options.click('input[name="searchEngine"][value="bing"]');
+    await options.click('#allowPrivateNetwork');
+    await options.click('button[type="submit"]');
+    await options.waitForFunction(() => document.querySelector('[data-status="saved"]'), { polling: 100 });
+    expect(await stored(options)).toMatchObject({ searchEngine: 'bing', bingEndpoint: `${fixtures.url}/engines/bing/search`, baiduEndpoint: '', allowPrivateNetwork: true });
   });
 });

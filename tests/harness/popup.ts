@@ -89,7 +89,7 @@ export async function setSettings(page: Page, patch: Record<string, unknown>) {
     const api = (globalThis as any).browser ?? (globalThis as any).chrome;
     const got = await api.storage.local.get('settings');
     await api.storage.local.set({
-      settings: { version: 2, apiKey: '', baseUrl: 'https://api.anthropic.com', model: 'fake-model', maxTokens: 8192, roundCap: 50, summaryModel: '', scriptTimeoutSec: 30, ...got.settings, ...p },
+      settings: { version: 3, apiKey: '', baseUrl: 'https://api.anthropic.com', model: 'fake-model', maxTokens: 8192, roundCap: 50, summaryModel: '', scriptTimeoutSec: 30, ...got.settings, ...p },
     });
   }, patch);
 }

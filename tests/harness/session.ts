@@ -28,6 +28,7 @@ export function agentSession(name: BrowserName, settings: Record<string, unknown
   const fixtures = new FixtureServer();
   let ext: ExtensionBrowser | undefined;
   let popup: PopupPage | undefined;
+  let runs = 0;
 
   beforeAll(async () => {
     await Promise.all([fake.start(), fixtures.start()]);
@@ -70,7 +71,8 @@ export function agentSession(name: BrowserName, settings: Record<string, unknown
         title ?? null,
       );
     },
-    async agentRuns(calls, finalText = 'All done.') {
+    // Each run ends with its own text: waiting for "All done." would find the previous run's answer.
+    async agentRuns(calls, finalText = `All done (${++runs}).`) {
       fake.script(
         ...calls.map((make, i) => (body: any) => {
           const prev = i === 0 ? undefined : lastToolResult(body);

@@ -28,10 +28,19 @@ describe('ToolRegistry.modelTools()', () => {
 
   it('lists the built-in tools in order, each with a description', () => {
     expect(tools.map((t) => t.name)).toEqual([
+      'web_fetch', 'web_search',
       'list_tabs', 'open_tab', 'close_tab', 'activate_tab', 'get_tab_content', 'execute_script',
       'create_task', 'update_task', 'list_tasks',
     ]);
     for (const t of tools) expect(t.description!.length).toBeGreaterThan(20);
+  });
+
+  it('web_search: query required, max_results an integer of at least 1 (no maximum: above 10 is capped, not refused)', () => {
+    const s = schemaOf('web_search');
+    expect(s.required).toEqual(['query']);
+    expect(s.properties.query).toMatchObject({ type: 'string', minLength: 1, maxLength: 2000 });
+    expect(s.properties.max_results).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(s.properties.max_results).not.toHaveProperty('maximum');
   });
 
   it('create_task: an object schema generated from valibot, with limits and descriptions', () => {

@@ -9,6 +9,19 @@ import {
   type Settings,
 } from '../../lib/settings';
 
+/** The v3 fields, at their defaults (spelled out: a changed default must show up here). */
+const SEARCH_DEFAULTS = {
+  searchEngine: 'duckduckgo',
+  bingApiKey: '',
+  googleApiKey: '',
+  googleCx: '',
+  duckduckgoEndpoint: '',
+  bingEndpoint: '',
+  baiduEndpoint: '',
+  googleEndpoint: '',
+  allowPrivateNetwork: false,
+} as const;
+
 const valid = (): Settings => ({
   version: SETTINGS_VERSION,
   apiKey: 'sk-ant-test',
@@ -18,6 +31,7 @@ const valid = (): Settings => ({
   roundCap: 50,
   summaryModel: '',
   scriptTimeoutSec: 30,
+  ...SEARCH_DEFAULTS,
 });
 
 const errorsFor = (patch: Record<string, unknown>) => {
@@ -48,6 +62,13 @@ describe('validateSettings', () => {
     ['roundCap 0', { roundCap: 0 }, { roundCap: 'settings_error_round_cap' }],
     ['roundCap 2.5', { roundCap: 2.5 }, { roundCap: 'settings_error_round_cap' }],
     ['roundCap 1001', { roundCap: 1001 }, { roundCap: 'settings_error_round_cap' }],
+    ['unknown search engine', { searchEngine: 'yahoo' }, { searchEngine: 'settings_error_search_engine' }],
+    ['Bing key with a space inside', { bingApiKey: 'ab cd' }, { bingApiKey: 'settings_error_secret_invalid' }],
+    ['Google key with a newline inside', { googleApiKey: 'ab\ncd' }, { googleApiKey: 'settings_error_secret_invalid' }],
+    ['Google cx with a slash', { googleCx: 'a/b' }, { googleCx: 'settings_error_secret_invalid' }],
+    ['endpoint that is not a URL', { duckduckgoEndpoint: 'html.duckduckgo.com' }, { duckduckgoEndpoint: 'settings_error_url_invalid' }],
+    ['file: endpoint', { baiduEndpoint: 'file:///tmp/x.html' }, { baiduEndpoint: 'settings_error_url_invalid' }],
+    ['private-network switch as text', { allowPrivateNetwork: 'yes' }, { allowPrivateNetwork: 'settings_error_boolean' }],
   ])('%s → the field\'s i18n key, and only that field', (_name, patch, expected) => {
     expect(errorsFor(patch)).toEqual(expected);
   });
@@ -72,6 +93,11 @@ describe('validateSettings', () => {
       roundCap: 1000,
       summaryModel: ' claude-haiku-5-5 ',
       scriptTimeoutSec: 300,
+      ...SEARCH_DEFAULTS,
+      searchEngine: 'google',
+      googleApiKey: ' AIza-key ',
+      googleCx: ' 0123:abc ',
+      googleEndpoint: ' http://127.0.0.1:9/customsearch/v1 ',
     });
     expect(r).toEqual({
       ok: true,
@@ -84,6 +110,11 @@ describe('validateSettings', () => {
         roundCap: 1000,
         summaryModel: 'claude-haiku-5-5',
         scriptTimeoutSec: 300,
+        ...SEARCH_DEFAULTS,
+        searchEngine: 'google',
+        googleApiKey: 'AIza-key',
+        googleCx: '0123:abc',
+        googleEndpoint: 'http://127.0.0.1:9/customsearch/v1',
       },
     });
   });
@@ -127,6 +158,7 @@ describe('migrateSettings', () => {
       roundCap: 50,
       summaryModel: '',
       scriptTimeoutSec: 30,
+      ...SEARCH_DEFAULTS,
     });
     expect(migrated).not.toHaveProperty('theme');
   });
@@ -134,7 +166,17 @@ describe('migrateSettings', () => {
   it('keeps valid values from an older version, normalised', () => {
     expect(
       migrateSettings({ version: 0, apiKey: '', baseUrl: ' http://127.0.0.1:9000 ', model: 'm-1', maxTokens: 64, roundCap: 7 }),
-    ).toEqual({ version: SETTINGS_VERSION, apiKey: '', baseUrl: 'http://127.0.0.1:9000', model: 'm-1', maxTokens: 64, roundCap: 7, summaryModel: '', scriptTimeoutSec: 30 });
+    ).toEqual({ version: SETTINGS_VERSION, apiKey: '', baseUrl: 'http://127.0.0.1:9000', model: 'm-1', maxTokens: 64, roundCap: 7, summaryModel: '', scriptTimeoutSec: 30, ...SEARCH_DEFAULTS });
+  });
+
+  it('upgrades what version 2 stored: everything kept, the search settings at their defaults', () => {
+    const v2 = { version: 2, apiKey: 'sk-ant-v2', baseUrl: 'https://proxy.example/v1', model: 'claude-x', maxTokens: 4096, roundCap: 20, summaryModel: 'claude-y', scriptTimeoutSec: 12 };
+    expect(migrateSettings(v2)).toEqual({ ...v2, version: SETTINGS_VERSION, ...SEARCH_DEFAULTS });
+  });
+
+  it('keeps version 3 search settings, dropping only the broken ones', () => {
+    const stored = { ...valid(), searchEngine: 'baidu', bingApiKey: 'k1', googleCx: 'bad cx', allowPrivateNetwork: true, bingEndpoint: 'nope' };
+    expect(migrateSettings(stored)).toEqual({ ...valid(), searchEngine: 'baidu', bingApiKey: 'k1', allowPrivateNetwork: true });
   });
 
   it('ignores a key that is not a string', () => {
