@@ -5,18 +5,19 @@
  * rather than as a rejected injection. Injecting twice just installs the function again.
  */
 import { defineUnlistedScript } from 'wxt/utils/define-unlisted-script';
-import { ExtractError, extractPage, type ExtractOptions, type ExtractResult } from '../lib/extract';
+import { ExtractError, extractPage, type ExtractOptions, type ExtractResult, type StageTimings } from '../lib/extract';
 
 export type ReadPageResult = ExtractResult | { error: { code: string; message: string } };
 
 declare global {
   // eslint-disable-next-line no-var
-  var __pagewrightReadPage: ((opts?: ExtractOptions) => ReadPageResult) | undefined;
+  var __pagewrightReadPage: ((opts?: ExtractOptions, timings?: StageTimings) => ReadPageResult) | undefined;
 }
 
-export function readPage(opts: ExtractOptions = {}): ReadPageResult {
+/** `timings`: for the bench, which passes an object to fill with milliseconds per stage. */
+export function readPage(opts: ExtractOptions = {}, timings?: StageTimings): ReadPageResult {
   try {
-    const { title, url, content, truncated, usedSelector } = extractPage(document, opts);
+    const { title, url, content, truncated, usedSelector } = extractPage(document, opts, timings);
     return { title, url, content, truncated, usedSelector };
   } catch (e) {
     if (e instanceof ExtractError) return { error: { code: e.code, message: e.message } };

@@ -291,18 +291,20 @@ async function runBrowser(list: Page[]): Promise<void> {
       await page.evaluate(reader);
       await page.evaluate(reader);
       return page.evaluate((u: string) => {
-        const w = window as unknown as { __pagewrightReadPage: (o: object) => unknown };
+        const w = window as unknown as { __pagewrightReadPage: (o: object, t?: Record<string, number>) => unknown };
+        const stages: Record<string, number> = {};
         const t0 = performance.now();
-        const r = w.__pagewrightReadPage({ url: u });
+        const r = w.__pagewrightReadPage({ url: u }, stages);
         const ms = performance.now() - t0;
         const t1 = performance.now();
         w.__pagewrightReadPage({ url: u });
-        return { r, ms, warmMs: performance.now() - t1 };
-      }, pageUrl) as Promise<{ r: ExtractResult | { error: { code: string; message: string } }; ms: number; warmMs: number }>;
+        return { r, ms, warmMs: performance.now() - t1, stages };
+      }, pageUrl) as Promise<{ r: ExtractResult | { error: { code: string; message: string } }; ms: number; warmMs: number; stages: Record<string, number> }>;
     };
 
     const scores: Score[] = [];
     const warm: number[] = [];
+    const stageTimes: Record<string, number[]> = {};
     for (const p of list) {
       try {
         // The machine may be busy: with --repeat N, the fastest of N fresh loads (each call cold).
@@ -315,12 +317,14 @@ async function runBrowser(list: Page[]): Promise<void> {
         if ('error' in r) console.log(`${p.name}: ${r.error.code} ${r.error.message}`);
         scores.push(score(p.name, 'error' in r ? { content: '' } : r, expectedText(p.expected), ms));
         warm.push(warmMs);
+        for (const [stage, t] of Object.entries(best!.stages)) (stageTimes[stage] ??= []).push(t);
       } catch (e) {
         console.log(`${p.name}: ${(e as Error).message.split('\n')[0]}`);
       }
     }
     report(`Chromium (in the page, first call${REPEAT > 1 ? `, fastest of ${REPEAT} loads` : ''})`, scores);
     console.log(`  warm second call: median ${pct(warm, 0.5).toFixed(1)} ms, p95 ${pct(warm, 0.95).toFixed(1)} ms`);
+    console.log(`  first call by stage (median ms): ${Object.entries(stageTimes).map(([s, t]) => `${s} ${pct(t, 0.5).toFixed(1)}`).join(', ')}`);
 
     const { r, ms } = await read(`${origin}/__big/page.html`, 'https://en.wikipedia.org/wiki/Big');
     console.log(`  ${(big.length / 1024 / 1024).toFixed(1)} MB page: ${ms.toFixed(0)} ms, ${'error' in r ? r.error.code : `${r.content.length} chars out`}`);
