@@ -23,6 +23,8 @@ export default defineConfig({
       'tabs',
       // get_tab_content and execute_script inject into the tab the model names.
       'scripting',
+      // ask_user: a question that waits while the popup is closed shows as a notification.
+      'notifications',
       // Chrome: execute_script on pages whose CSP forbids eval runs through userScripts.execute,
       // available once the user turns on "Allow User Scripts" for Pagewright.
       ...(browser === 'firefox' ? [] : ['userScripts']),

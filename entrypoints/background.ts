@@ -23,6 +23,7 @@ export default defineBackground(() => {
       loadSettings,
       createClient: createAnthropicClient,
       keepAlive: adapters.keepAlive,
+      attention: adapters.attention,
       // fetch is bound: called detached from globalThis it throws "Illegal invocation".
       browser: { tabs: adapters.tabs, pages: adapters.pages, sandbox: adapters.sandbox, dom: adapters.dom, fetch: globalThis.fetch.bind(globalThis) },
     });
@@ -38,6 +39,7 @@ export default defineBackground(() => {
   }));
   onMessage('stopRun', async ({ data }) => (await ready).runs.stop(data.conversationId));
   onMessage('regenerate', async ({ data }) => (await ready).runs.regenerate(data.conversationId));
+  onMessage('answerQuestion', async ({ data }) => (await ready).runs.answer(data.conversationId, data.questionId, data.reply));
   onMessage('continueRun', async ({ data }) => (await ready).runs.continueRun(data.conversationId));
   onMessage('testSearchEngine', async ({ data }) => {
     try {

@@ -1,4 +1,5 @@
 import { defineExtensionMessaging } from '@webext-core/messaging';
+import type { UserReply } from './agent/questions';
 import type { ConversationSummary, RunEvent } from './agent/types';
 import type { SearchResult } from './search-engines/types';
 import type { SearchEngineId } from './settings';
@@ -13,6 +14,8 @@ export interface ProtocolMap {
   stopRun(data: { conversationId: string }): void;
   regenerate(data: { conversationId: string }): void;
   continueRun(data: { conversationId: string }): void;
+  /** A popup's answer to a question ask_user put (any popup attached to the conversation may answer). */
+  answerQuestion(data: { conversationId: string; questionId: string; reply: UserReply }): void;
   /** The settings page's Test button: one real query with `engine` and the form's (unsaved) values. */
   testSearchEngine(data: { engine: SearchEngineId; settings: unknown }): { ok: true; results: SearchResult[] } | { ok: false; error: string };
 }

@@ -53,6 +53,13 @@ export const SettingsSchema = v.object({
     v.minValue(1, 'settings_error_script_timeout'),
     v.maxValue(300, 'settings_error_script_timeout'),
   ),
+  /** How long ask_user waits for an answer (the contract's 5 minutes by default). */
+  askUserTimeoutSec: v.pipe(
+    v.number('settings_error_ask_timeout'),
+    v.integer('settings_error_ask_timeout'),
+    v.minValue(1, 'settings_error_ask_timeout'),
+    v.maxValue(3600, 'settings_error_ask_timeout'),
+  ),
   /** web_search's engine; the others keep their keys for when the user switches back. */
   searchEngine: v.picklist(SEARCH_ENGINE_IDS, 'settings_error_search_engine'),
   /** Bing Web Search API v7 key; without one, Bing's result page is read instead. */
@@ -83,6 +90,7 @@ export const defaultSettings = (): Settings => ({
   roundCap: 50,
   summaryModel: '',
   scriptTimeoutSec: 30,
+  askUserTimeoutSec: 300,
   searchEngine: 'duckduckgo',
   bingApiKey: '',
   googleApiKey: '',
@@ -96,8 +104,8 @@ export const defaultSettings = (): Settings => ({
 
 /**
  * Upgrades whatever an older version stored (v1 → v2 added summaryModel and scriptTimeoutSec;
- * v2 → v3 the search engine, its keys and endpoints, and allowPrivateNetwork — all take their
- * defaults). Unknown or broken values fall back to defaults
+ * v2 → v3 the search engine, its keys and endpoints, allowPrivateNetwork and askUserTimeoutSec —
+ * all take their defaults). Unknown or broken values fall back to defaults
  * field by field, so an update never loses the user's key.
  */
 export function migrateSettings(stored: unknown): Settings {

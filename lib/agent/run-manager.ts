@@ -3,6 +3,7 @@ import { detachedEnv, type BrowserEnv, type ToolEnv } from '../tools/env';
 import { TaskBoards } from '../tools/task-board';
 import type { ToolRegistry } from '../tools/registry';
 import type { ConversationStore } from './conversation-store';
+import { QuestionBoard, type Attention, type UserReply } from './questions';
 import { runLoop, type LoopHooks, type LoopOutcome } from './loop';
 import { awaitsModel, regenerateCut, repairDanglingToolUse, titleFrom } from './messages';
 import type { ModelClient, ModelEndpoint } from './model';
@@ -30,6 +31,8 @@ export interface RunManagerDeps {
   loadSettings(): Promise<Settings>;
   createClient(endpoint: ModelEndpoint): ModelClient;
   keepAlive?: KeepAlive;
+  /** Badge and notifications for questions waiting on the user; absent in unit tests. */
+  attention?: Attention;
   /** The browser behind the tools; absent in unit tests, where browser tools say so. */
   browser?: BrowserEnv;
   now?: () => Date;
@@ -56,13 +59,20 @@ export class RunManager {
   private readonly starting = new Set<string>();
   private readonly listeners = new Map<string, Set<(ev: RunEvent) => void>>();
   readonly tasks = new TaskBoards((id, tasks) => this.emit(id, { type: 'tasks', tasks }));
+  readonly questions: QuestionBoard;
   /**
    * Recently used conversations, so reopening the popup does not wait on IndexedDB. The
    * background is the only writer, and every change goes through the object held here.
    */
   private readonly recent = new Map<string, Conversation>();
 
-  constructor(private readonly deps: RunManagerDeps) {}
+  constructor(private readonly deps: RunManagerDeps) {
+    this.questions = new QuestionBoard(
+      (id, event) => this.emit(id, event),
+      (id) => (this.listeners.get(id)?.size ?? 0) > 0,
+      deps.attention,
+    );
+  }
 
   subscribe(conversationId: string, listener: (ev: RunEvent) => void): () => void {
     let set = this.listeners.get(conversationId);
@@ -70,7 +80,10 @@ export class RunManager {
     set.add(listener);
     return () => {
       set.delete(listener);
-      if (!set.size && this.listeners.get(conversationId) === set) this.listeners.delete(conversationId);
+      if (!set.size && this.listeners.get(conversationId) === set) {
+        this.listeners.delete(conversationId);
+        this.questions.viewerLeft(conversationId);
+      }
     };
   }
 
@@ -92,7 +105,13 @@ export class RunManager {
       draft: run?.draft ?? null,
       toolStatus: { ...(run?.toolStatus ?? {}) },
       tasks: this.tasks.peek(conversationId),
+      questions: this.questions.pending(conversationId),
     };
+  }
+
+  /** A popup's answer to a waiting question; throws with a sentence for the user when it does not fit. */
+  answer(conversationId: string, questionId: string, reply: UserReply) {
+    this.questions.answer(conversationId, questionId, reply);
   }
 
   /** Adds the user's message and starts a run; creates the conversation when there is none yet. */
@@ -184,9 +203,12 @@ export class RunManager {
     this.emit(conversationId, { type: 'title', title: clean });
   }
 
-  /** The conversation to attach to when none is named: the most recently updated one. */
-  latestId(): Promise<string | undefined> {
-    return this.deps.store.latestId();
+  /**
+   * The conversation to attach to when none is named: one whose question waits for the user
+   * (opening the popup is how they answer it), else the most recently updated one.
+   */
+  async latestId(): Promise<string | undefined> {
+    return this.questions.oldestWaiting() ?? this.deps.store.latestId();
   }
 
   private async load(conversationId: string): Promise<Conversation | undefined> {
@@ -320,6 +342,7 @@ export class RunManager {
       summarize: (text, prompt, signal) =>
         summarize(text, prompt, { client, model: settings.summaryModel || settings.model, maxTokens: settings.maxTokens, signal }),
       notify: (notice) => this.emit(id, { type: 'notice', notice }),
+      ask: (question, signal) => this.questions.ask(id, question, settings.askUserTimeoutSec * 1000, signal),
     };
     let outcome: LoopOutcome;
     try {

@@ -86,11 +86,33 @@ export interface Task {
   status: 'pending' | 'in_progress' | 'completed';
 }
 
+/** A question ask_user put to the user, waiting for an answer. */
+export interface PendingQuestion {
+  id: string;
+  conversationId: string;
+  question: string;
+  /** Present: a choice among these; absent: a written answer. */
+  options?: string[];
+  multiple: boolean;
+  askedAt: number;
+  /** When it times out (epoch ms). */
+  expiresAt: number;
+}
+
+/**
+ * ask_user's result. `answer` is the text, or the chosen option(s) joined with ", " (then
+ * `selected` lists them); null when no answer came, with the reason.
+ */
+export type QuestionAnswer =
+  | { answer: string; selected?: string[] }
+  | { answer: null; reason: 'timeout' | 'declined' | 'stopped' };
+
 export interface ConversationSnapshot {
   conversation: Conversation;
   draft: DraftBlock[] | null;
   toolStatus: Record<string, ToolCallStatus>;
   tasks: Task[];
+  questions: PendingQuestion[];
 }
 
 /** What the background pushes to every UI attached to a conversation. */
@@ -106,7 +128,9 @@ export type RunEvent =
   | { type: 'run'; run: RunState }
   | { type: 'tasks'; tasks: Task[] }
   | { type: 'title'; title: string }
-  | { type: 'notice'; notice: Notice };
+  | { type: 'notice'; notice: Notice }
+  | { type: 'question'; question: PendingQuestion }
+  | { type: 'question_closed'; id: string };
 
 export const emptyUsage = (): TokenUsage => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
 

@@ -1,6 +1,8 @@
 import type { KeepAlive } from '../agent/run-manager';
 import { createSandboxHost } from '../sandbox';
 import type { SandboxHost } from '../sandbox/types';
+import type { Attention } from '../agent/questions';
+import { createAttention } from './attention';
 import { inPageDomHost, offscreenDomHost, type DomHost } from './dom-host';
 import { persistentPageKeepAlive, serviceWorkerKeepAlive } from './keepalive';
 import { createChromePages, createFirefoxPages, type PagesAdapter } from './pages';
@@ -13,6 +15,7 @@ export interface BrowserAdapters {
   pages: PagesAdapter;
   sandbox: SandboxHost;
   dom: DomHost;
+  attention: Attention;
 }
 
 export function createAdapters(): BrowserAdapters {
@@ -24,5 +27,6 @@ export function createAdapters(): BrowserAdapters {
     pages: firefox ? createFirefoxPages() : createChromePages(),
     sandbox: createSandboxHost(),
     dom: serviceWorker ? offscreenDomHost() : inPageDomHost(),
+    attention: createAttention(),
   };
 }

@@ -1,3 +1,5 @@
+import type { QuestionInput } from '../agent/questions';
+import type { QuestionAnswer } from '../agent/types';
 import type { DomHost } from '../browser/dom-host';
 import type { PagesAdapter } from '../browser/pages';
 import type { TabsAdapter } from '../browser/tabs';
@@ -23,6 +25,8 @@ export interface ToolEnv {
   /** Distils `text` with the model for `prompt`, in parts when it exceeds the model's context. */
   summarize(text: string, prompt: string, signal: AbortSignal): Promise<string>;
   notify(notice: Notice): void;
+  /** Puts a question to the user and waits (bounded by the askUserTimeoutSec setting). */
+  ask(question: QuestionInput, signal: AbortSignal): Promise<QuestionAnswer>;
 }
 
 /** For runs that have no browser behind them (unit tests, benchmarks): every use says so. */
@@ -41,5 +45,6 @@ export function detachedEnv(settings: Settings): ToolEnv {
     settings,
     summarize: missing('summarize') as ToolEnv['summarize'],
     notify: () => {},
+    ask: missing('ask_user') as ToolEnv['ask'],
   };
 }

@@ -1,3 +1,4 @@
+import { userTools } from './ask-user';
 import { pageTools } from './pages';
 import { ToolRegistry, type ToolDefinition } from './registry';
 import { scriptTools } from './scripts';
@@ -6,6 +7,6 @@ import { taskTools } from './tasks';
 import { webTools } from './web';
 
 /** Every built-in tool, in the order the model sees them. Later families register here. */
-export const builtinTools: readonly ToolDefinition<any>[] = [...webTools, ...tabTools, ...pageTools, ...scriptTools, ...taskTools];
+export const builtinTools: readonly ToolDefinition<any>[] = [...webTools, ...tabTools, ...pageTools, ...scriptTools, ...userTools, ...taskTools];
 
 export const createBuiltinRegistry = () => new ToolRegistry(builtinTools);

@@ -1,3 +1,4 @@
+import type { UserReply } from '../agent/questions';
 import type { ConversationSummary } from '../agent/types';
 import type { PortEvent } from '../protocol';
 
@@ -16,5 +17,6 @@ export interface ChatClient {
   list(): Promise<ConversationSummary[]>;
   rename(conversationId: string, title: string): Promise<void>;
   remove(conversationId: string): Promise<void>;
+  answer(conversationId: string, questionId: string, reply: UserReply): Promise<void>;
   openSettings(): void;
 }

@@ -1,4 +1,4 @@
-import type { DraftBlock, RunEvent, RunState, StoredMessage, Task, ToolCallStatus } from '../agent/types';
+import type { DraftBlock, PendingQuestion, RunEvent, RunState, StoredMessage, Task, ToolCallStatus } from '../agent/types';
 import type { Notice } from '../tools/env';
 
 /** The attached conversation as the UI sees it, rebuilt from the background's events. */
@@ -10,6 +10,8 @@ export class ChatState {
   toolStatus = $state<Record<string, ToolCallStatus>>({});
   run = $state<RunState | null>(null);
   tasks = $state.raw<Task[]>([]);
+  /** ask_user questions waiting for this user, oldest first. */
+  questions = $state.raw<PendingQuestion[]>([]);
   /** The latest thing a tool asked to tell the user, until dismissed. */
   notice = $state<Notice | null>(null);
   /** False until the first snapshot after attaching (and while reconnecting). */
@@ -26,6 +28,7 @@ export class ChatState {
     this.toolStatus = {};
     this.run = null;
     this.tasks = [];
+    this.questions = [];
     this.notice = null;
     this.loaded = loaded;
   }
@@ -33,7 +36,7 @@ export class ChatState {
   apply(ev: RunEvent) {
     switch (ev.type) {
       case 'snapshot': {
-        const { conversation, draft, toolStatus, tasks } = ev.snapshot;
+        const { conversation, draft, toolStatus, tasks, questions } = ev.snapshot;
         this.conversationId = conversation.id;
         this.title = conversation.title;
         this.messages = conversation.messages;
@@ -41,6 +44,7 @@ export class ChatState {
         this.toolStatus = toolStatus;
         this.run = conversation.run;
         this.tasks = tasks;
+        this.questions = questions ?? [];
         this.loaded = true;
         break;
       }
@@ -76,6 +80,12 @@ export class ChatState {
         break;
       case 'run':
         this.run = ev.run;
+        break;
+      case 'question':
+        this.questions = [...this.questions.filter((q) => q.id !== ev.question.id), ev.question];
+        break;
+      case 'question_closed':
+        this.questions = this.questions.filter((q) => q.id !== ev.id);
         break;
       case 'tasks':
         this.tasks = ev.tasks;

@@ -79,6 +79,7 @@ export function createExtensionClient(): ChatClient {
     list: () => sendMessage('listConversations', undefined),
     rename: (conversationId, title) => sendMessage('renameConversation', { conversationId, title }),
     remove: (conversationId) => sendMessage('deleteConversation', { conversationId }),
+    answer: (conversationId, questionId, reply) => sendMessage('answerQuestion', { conversationId, questionId, reply }),
     openSettings: () => void browser.runtime.openOptionsPage(),
   };
 }

@@ -5,6 +5,7 @@ import { render } from 'vitest-browser-svelte';
 import type {
   ContentBlock,
   ConversationSnapshot,
+  PendingQuestion,
   ConversationSummary,
   RunEvent,
   RunState,
@@ -14,6 +15,7 @@ import type {
 } from '../../lib/agent/types';
 import { idleRun } from '../../lib/agent/types';
 import type { PortEvent } from '../../lib/protocol';
+import type { UserReply } from '../../lib/agent/questions';
 import type { ChatClient } from '../../lib/ui/chat-client';
 import Chat from '../../lib/ui/chat/Chat.svelte';
 
@@ -115,6 +117,9 @@ class FakeClient implements ChatClient {
   remove(conversationId: string) {
     return this.action('remove', conversationId);
   }
+  answer(conversationId: string, questionId: string, reply: UserReply) {
+    return this.action('answer', conversationId, questionId, reply);
+  }
   openSettings() {
     this.record('openSettings');
   }
@@ -150,6 +155,7 @@ function snapshot(
     draft?: ConversationSnapshot['draft'];
     toolStatus?: Record<string, ToolCallStatus>;
     tasks?: Task[];
+    questions?: PendingQuestion[];
   } = {},
 ): RunEvent {
   return {
@@ -166,6 +172,7 @@ function snapshot(
       draft: opts.draft ?? null,
       toolStatus: opts.toolStatus ?? {},
       tasks: opts.tasks ?? [],
+      questions: opts.questions ?? [],
     },
   };
 }
@@ -577,6 +584,73 @@ describe('notices', () => {
     await expect.element(notice).toHaveTextContent(/chrome:\/\/extensions/);
     await notice.getByRole('button', { name: 'Dismiss' }).click();
     expect(document.querySelector('[data-notice]')).toBeNull();
+  });
+});
+
+describe('questions', () => {
+  const question = (id: string, extra: Partial<PendingQuestion> = {}): PendingQuestion => ({
+    id,
+    conversationId: 'c1',
+    question: 'Which city?',
+    multiple: false,
+    askedAt: T0,
+    expiresAt: T0 + 300_000,
+    ...extra,
+  });
+  const panel = () => page.getByRole('form', { name: 'Which city?' });
+
+  test('a free-text question is answered with Enter; the panel goes when the question closes', async () => {
+    const { client } = await mountChat();
+    await client.emit({ type: 'question', question: question('q1') });
+    await expect.element(panel()).toBeInTheDocument();
+    await expect.element(button('Answer')).toBeDisabled();
+    await userEvent.type(page.getByRole('textbox', { name: 'Your answer' }), 'Ankara{Enter}');
+    expect(client.callsOf('answer')).toEqual([['c1', 'q1', { text: 'Ankara' }]]);
+    await client.emit({ type: 'question_closed', id: 'q1' });
+    expect(document.querySelector('[data-question]')).toBeNull();
+  });
+
+  test('single choice sends the one option; multiple choice sends every ticked one; Skip declines', async () => {
+    const { client } = await mountChat({ snap: snapshot('c1', { questions: [question('q2', { options: ['Paris', 'Rome', 'Oslo'] })] }) });
+    await page.getByRole('radio', { name: 'Rome' }).click();
+    await page.getByRole('radio', { name: 'Oslo' }).click();
+    await button('Answer').click();
+    expect(client.callsOf('answer')).toEqual([['c1', 'q2', { selected: ['Oslo'] }]]);
+
+    await client.emit({ type: 'question_closed', id: 'q2' });
+    await client.emit({ type: 'question', question: question('q3', { question: 'Which fruits?', options: ['Apple', 'Fig', 'Kiwi'], multiple: true }) });
+    await expect.element(page.getByText('Choose one or more.')).toBeInTheDocument();
+    await page.getByRole('checkbox', { name: 'Kiwi' }).click();
+    await page.getByRole('checkbox', { name: 'Apple' }).click();
+    await button('Answer').click();
+    const [, , multi] = client.callsOf('answer')[1]! as [string, string, { selected: string[] }];
+    expect(multi.selected.slice().sort()).toEqual(['Apple', 'Kiwi']);
+
+    await button('Skip').click();
+    expect(client.callsOf('answer')[2]).toEqual(['c1', 'q3', { decline: true }]);
+  });
+
+  test('a refused answer shows why and keeps the question', async () => {
+    const { client } = await mountChat();
+    await client.emit({ type: 'question', question: question('q4') });
+    client.failNext = new Error('This question is no longer waiting for an answer.');
+    await userEvent.type(page.getByRole('textbox', { name: 'Your answer' }), 'Izmir');
+    await button('Answer').click();
+    await expect.element(panel().getByRole('alert')).toHaveTextContent('no longer waiting');
+  });
+
+  test('the history shows the question and the answer, or why there was none', async () => {
+    await mountChat({
+      snap: snapshot('c1', {
+        messages: [
+          user('Plan a trip'),
+          assistant(toolUse('a1', 'ask_user', { question: 'Which city?' }), toolUse('a2', 'ask_user', { question: 'Which month?', options: ['May', 'June'] })),
+          toolResults(result('a1', JSON.stringify({ answer: 'Ankara' })), result('a2', JSON.stringify({ answer: null, reason: 'timeout' }))),
+        ],
+      }),
+    });
+    const cards = [...document.querySelectorAll('[data-tool="ask_user"] [data-qa]')].map((e) => e.textContent?.replace(/\s+/g, ' ').trim());
+    expect(cards).toEqual(['Asked: Which city? Answer: Ankara', 'Asked: Which month? Answer: No answer (timeout)']);
   });
 });
 

@@ -9,8 +9,9 @@ import {
   type Settings,
 } from '../../lib/settings';
 
-/** The v3 fields, at their defaults (spelled out: a changed default must show up here). */
+/** The v3 fields (search, network, ask_user), at their defaults (spelled out: a changed default must show up here). */
 const SEARCH_DEFAULTS = {
+  askUserTimeoutSec: 300,
   searchEngine: 'duckduckgo',
   bingApiKey: '',
   googleApiKey: '',
@@ -68,6 +69,8 @@ describe('validateSettings', () => {
     ['Google cx with a slash', { googleCx: 'a/b' }, { googleCx: 'settings_error_secret_invalid' }],
     ['endpoint that is not a URL', { duckduckgoEndpoint: 'html.duckduckgo.com' }, { duckduckgoEndpoint: 'settings_error_url_invalid' }],
     ['file: endpoint', { baiduEndpoint: 'file:///tmp/x.html' }, { baiduEndpoint: 'settings_error_url_invalid' }],
+    ['ask_user timeout 0', { askUserTimeoutSec: 0 }, { askUserTimeoutSec: 'settings_error_ask_timeout' }],
+    ['ask_user timeout over an hour', { askUserTimeoutSec: 3601 }, { askUserTimeoutSec: 'settings_error_ask_timeout' }],
     ['private-network switch as text', { allowPrivateNetwork: 'yes' }, { allowPrivateNetwork: 'settings_error_boolean' }],
   ])('%s → the field\'s i18n key, and only that field', (_name, patch, expected) => {
     expect(errorsFor(patch)).toEqual(expected);

@@ -1,0 +1,148 @@
+import 'fake-indexeddb/auto';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ConversationStore } from '../../lib/agent/conversation-store';
+import { createAnthropicClient } from '../../lib/agent/model';
+import { QuestionBoard, type Attention } from '../../lib/agent/questions';
+import { RunManager } from '../../lib/agent/run-manager';
+import type { PendingQuestion, RunEvent } from '../../lib/agent/types';
+import { defaultSettings } from '../../lib/settings';
+import { ToolRegistry } from '../../lib/tools/registry';
+import { userTools } from '../../lib/tools/ask-user';
+import { FakeAnthropic, lastToolResult, text, toolCall } from '../harness/fake-anthropic';
+
+function board({ viewer = true } = {}) {
+  const events: [string, RunEvent][] = [];
+  const attention = { waiting: vi.fn<Attention['waiting']>(), notify: vi.fn<Attention['notify']>(), settled: vi.fn<Attention['settled']>() };
+  const b = new QuestionBoard((id, ev) => events.push([id, ev]), () => viewer, attention);
+  const asked = () => (events.find(([, e]) => e.type === 'question')![1] as { question: PendingQuestion }).question;
+  return { b, events, attention, asked };
+}
+
+const never = () => new AbortController().signal;
+
+describe('QuestionBoard', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('a written answer resolves the question, closes it everywhere and clears the badge', async () => {
+    const { b, events, attention, asked } = board();
+    const pending = b.ask('c1', { question: 'Which city?', multiple: false }, 60_000, never());
+    const q = asked();
+    expect(b.pending('c1')).toEqual([q]);
+    expect(attention.waiting).toHaveBeenLastCalledWith(1);
+    expect(attention.notify).not.toHaveBeenCalled(); // a popup shows the conversation
+    b.answer('c1', q.id, { text: '  Ankara ' });
+    await expect(pending).resolves.toEqual({ answer: 'Ankara' });
+    expect(events.at(-1)).toEqual(['c1', { type: 'question_closed', id: q.id }]);
+    expect(attention.waiting).toHaveBeenLastCalledWith(0);
+    expect(attention.settled).toHaveBeenCalledWith(q.id);
+    expect(b.pending('c1')).toEqual([]);
+  });
+
+  it('single and multiple choices: only listed options, in the options\' order', async () => {
+    const { b, asked, events } = board();
+    const one = b.ask('c1', { question: 'Pick', options: ['A', 'B', 'C'], multiple: false }, 60_000, never());
+    const q1 = asked();
+    expect(() => b.answer('c1', q1.id, { selected: ['A', 'B'] })).toThrow('Choose only one option.');
+    expect(() => b.answer('c1', q1.id, { selected: ['Z'] })).toThrow('"Z" is not one of the options.');
+    expect(() => b.answer('c1', q1.id, { selected: [] })).toThrow('Choose an option.');
+    expect(() => b.answer('c1', q1.id, { text: 'A' })).toThrow('takes one of its options');
+    b.answer('c1', q1.id, { selected: ['B'] });
+    await expect(one).resolves.toEqual({ answer: 'B' });
+
+    events.length = 0;
+    const many = b.ask('c1', { question: 'Pick some', options: ['A', 'B', 'C'], multiple: true }, 60_000, never());
+    b.answer('c1', asked().id, { selected: ['C', 'A', 'C'] });
+    await expect(many).resolves.toEqual({ answer: 'A, C', selected: ['A', 'C'] });
+  });
+
+  it('refuses an answer to a question that is gone or belongs to another conversation', async () => {
+    const { b, asked } = board();
+    void b.ask('c1', { question: 'Q', multiple: false }, 60_000, never());
+    const q = asked();
+    expect(() => b.answer('c2', q.id, { text: 'x' })).toThrow('no longer waiting');
+    expect(() => b.answer('c1', 'nope', { text: 'x' })).toThrow('no longer waiting');
+    expect(() => b.answer('c1', q.id, { text: '   ' })).toThrow('The answer is empty.');
+    b.answer('c1', q.id, { decline: true });
+    expect(() => b.answer('c1', q.id, { text: 'late' })).toThrow('no longer waiting');
+  });
+
+  it('times out with answer null and reason timeout', async () => {
+    vi.useFakeTimers();
+    const { b } = board();
+    const pending = b.ask('c1', { question: 'Still there?', multiple: false }, 300_000, never());
+    vi.advanceTimersByTime(299_999);
+    expect(b.pending('c1')).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    await expect(pending).resolves.toEqual({ answer: null, reason: 'timeout' });
+    expect(b.pending('c1')).toEqual([]);
+  });
+
+  it('stopping the run answers null with reason stopped', async () => {
+    const { b } = board();
+    const stop = new AbortController();
+    const pending = b.ask('c1', { question: 'Q', multiple: false }, 60_000, stop.signal);
+    stop.abort();
+    await expect(pending).resolves.toEqual({ answer: null, reason: 'stopped' });
+  });
+
+  it('notifies when nobody is looking, and again when the last popup closes', async () => {
+    const { b, attention, asked } = board({ viewer: false });
+    void b.ask('c1', { question: 'Q', multiple: false }, 60_000, never());
+    expect(attention.notify).toHaveBeenCalledWith(asked());
+    b.viewerLeft('c1');
+    expect(attention.notify).toHaveBeenCalledTimes(2);
+    b.viewerLeft('c2');
+    expect(attention.notify).toHaveBeenCalledTimes(2);
+    expect(b.oldestWaiting()).toBe('c1');
+  });
+});
+
+describe('ask_user through the run manager', () => {
+  const fake = new FakeAnthropic();
+  beforeAll(() => fake.start());
+  afterAll(() => fake.stop());
+  beforeEach(() => fake.reset());
+
+  async function manager(askUserTimeoutSec = 300) {
+    const store = await ConversationStore.open(`q-${crypto.randomUUID()}`);
+    const settings = { ...defaultSettings(), apiKey: 'k', baseUrl: fake.url, model: 'fake-model', askUserTimeoutSec };
+    return new RunManager({ store, registry: new ToolRegistry(userTools), loadSettings: async () => settings, createClient: createAnthropicClient });
+  }
+
+  it('the run waits for the answer, which any attached UI may give; the model gets it as the tool result', async () => {
+    const runs = await manager();
+    fake.script(toolCall('ask_user', { question: 'Which plan?', options: ['Free', 'Pro'] }), text('Pro it is.'));
+    const id = await runs.send(undefined, 'Choose for me');
+    const question = await new Promise<PendingQuestion>((resolve) => {
+      const off = runs.subscribe(id, (ev) => ev.type === 'question' && (off(), resolve(ev.question)));
+    });
+    expect(await runs.latestId()).toBe(id);
+    expect((await runs.snapshot(id))!.questions).toEqual([question]);
+    runs.answer(id, question.id, { selected: ['Pro'] });
+    await runs.settled(id);
+    expect(lastToolResult(fake.requests[1]!.body)).toEqual({ isError: false, content: { answer: 'Pro' } });
+  });
+
+  it('an unanswered question times out and the run goes on', async () => {
+    const runs = await manager(1);
+    fake.script(toolCall('ask_user', { question: 'Anyone?' }), text('Nobody answered.'));
+    const id = await runs.send(undefined, 'Ask me');
+    await runs.settled(id);
+    expect(lastToolResult(fake.requests[1]!.body)).toEqual({ isError: false, content: { answer: null, reason: 'timeout' } });
+  });
+
+  it.each<[string, unknown, RegExp]>([
+    ['no question', {}, /question/],
+    ['an empty question', { question: '  ' }, /question.*empty/],
+    ['one option', { question: 'Q', options: ['Only'] }, /options.*at least 2/],
+    ['repeated options', { question: 'Q', options: ['A', 'A'] }, /options.*repeat/],
+    ['multiple without options', { question: 'Q', multiple: true }, /multiple.*needs options/],
+    ['multiple as text', { question: 'Q', options: ['A', 'B'], multiple: 'yes' }, /multiple.*true or false/],
+    ['options not a list', { question: 'Q', options: 'A,B' }, /options.*list/],
+  ])('refuses %s with a clear error', async (_name, input, message) => {
+    const registry = new ToolRegistry(userTools);
+    const out = await registry.call('ask_user', input, { conversationId: 'c', signal: never(), tasks: undefined as never, env: undefined as never });
+    expect(out.isError).toBe(true);
+    expect(out.content).toMatch(message);
+  });
+});
