@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ToolContext, ToolOutcome, ToolRegistry } from '../tools/registry';
+import type { ToolContext, ToolDispatcher, ToolOutcome } from '../tools/registry';
 import { backoffMs, classifyModelError, isAbort } from './errors';
 import type { ModelClient, ModelRequest } from './model';
 import { toApiMessages } from './messages';
@@ -22,8 +22,8 @@ export interface LoopHooks {
 
 export interface LoopOptions {
   client: ModelClient;
-  registry: ToolRegistry;
-  toolContext: Omit<ToolContext, 'signal'>;
+  registry: ToolDispatcher;
+  toolContext: Omit<ToolContext, 'signal' | 'toolUseId'>;
   system: string;
   model: string;
   maxTokens: number;
@@ -234,7 +234,7 @@ async function runTools(
         hooks.toolStatus(call.id!, 'running');
         const input = inputs[i]!;
         const outcome = input.ok
-          ? await Promise.race([opts.registry.call(call.name!, input.value, ctx), abort])
+          ? await Promise.race([opts.registry.call(call.name!, input.value, { ...ctx, toolUseId: call.id! }), abort])
           : { content: input.error, isError: true };
         hooks.toolStatus(call.id!, outcome.isError ? 'error' : 'done');
         return outcome;

@@ -4,6 +4,7 @@ import { TaskBoards } from '../tools/task-board';
 import type { ToolRegistry } from '../tools/registry';
 import type { ConversationStore } from './conversation-store';
 import { QuestionBoard, type Attention, type UserReply } from './questions';
+import { runSubAgent } from './sub-agents';
 import { runLoop, type LoopHooks, type LoopOutcome } from './loop';
 import { awaitsModel, regenerateCut, repairDanglingToolUse, titleFrom } from './messages';
 import type { ModelClient, ModelEndpoint } from './model';
@@ -17,6 +18,8 @@ import {
   type RunEvent,
   type RunState,
   type StoredMessage,
+  type SubAgentView,
+  foldSubAgentEvent,
   type ToolCallStatus,
 } from './types';
 
@@ -31,6 +34,8 @@ export interface RunManagerDeps {
   loadSettings(): Promise<Settings>;
   createClient(endpoint: ModelEndpoint): ModelClient;
   keepAlive?: KeepAlive;
+  /** Sub-agent budgets (tests shorten them). */
+  subAgentLimits?: { rounds: number; ms: number };
   /** Badge and notifications for questions waiting on the user; absent in unit tests. */
   attention?: Attention;
   /** The browser behind the tools; absent in unit tests, where browser tools say so. */
@@ -60,6 +65,8 @@ export class RunManager {
   private readonly listeners = new Map<string, Set<(ev: RunEvent) => void>>();
   readonly tasks = new TaskBoards((id, tasks) => this.emit(id, { type: 'tasks', tasks }));
   readonly questions: QuestionBoard;
+  /** Sub-agents' activity per conversation, by agent call (kept for popups that attach later). */
+  private readonly subAgents = new Map<string, Record<string, SubAgentView>>();
   /**
    * Recently used conversations, so reopening the popup does not wait on IndexedDB. The
    * background is the only writer, and every change goes through the object held here.
@@ -106,6 +113,7 @@ export class RunManager {
       toolStatus: { ...(run?.toolStatus ?? {}) },
       tasks: this.tasks.peek(conversationId),
       questions: this.questions.pending(conversationId),
+      subAgents: { ...(this.subAgents.get(conversationId) ?? {}) },
     };
   }
 
@@ -189,6 +197,7 @@ export class RunManager {
     this.stop(conversationId);
     await this.settled(conversationId);
     this.tasks.drop(conversationId);
+    this.subAgents.delete(conversationId);
     this.recent.delete(conversationId);
     await this.deps.store.delete(conversationId);
   }
@@ -343,6 +352,24 @@ export class RunManager {
         summarize(text, prompt, { client, model: settings.summaryModel || settings.model, maxTokens: settings.maxTokens, signal }),
       notify: (notice) => this.emit(id, { type: 'notice', notice }),
       ask: (question, signal) => this.questions.ask(id, question, settings.askUserTimeoutSec * 1000, signal),
+      subAgent: (request, toolUseId, signal) =>
+        runSubAgent(request, {
+          client,
+          tools: this.deps.registry,
+          context: { conversationId: id, env },
+          model: settings.model,
+          maxTokens: settings.maxTokens,
+          signal,
+          ...(this.deps.subAgentLimits ? { limits: this.deps.subAgentLimits } : {}),
+          ...(this.deps.now ? { now: this.deps.now } : {}),
+          emit: (event) => {
+            const views = this.subAgents.get(id) ?? {};
+            views[toolUseId] = foldSubAgentEvent(views[toolUseId], event);
+            this.subAgents.set(id, views);
+            this.emit(id, { type: 'sub_agent_event', toolUseId, event });
+          },
+          usage: hooks.usage,
+        }),
     };
     let outcome: LoopOutcome;
     try {

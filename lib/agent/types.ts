@@ -107,12 +107,52 @@ export type QuestionAnswer =
   | { answer: string; selected?: string[] }
   | { answer: null; reason: 'timeout' | 'declined' | 'stopped' };
 
+export type SubAgentType = 'researcher' | 'page_operator' | 'general';
+
+/** What a sub-agent does, as the parent conversation's UI is told (under the agent call's id). */
+export type SubAgentEvent =
+  | { kind: 'status'; status: 'running' | 'done' | 'partial' | 'stopped' | 'error' }
+  /** A new text block starts (its deltas follow as 'text'). */
+  | { kind: 'text_start' }
+  | { kind: 'text'; text: string }
+  | { kind: 'tool'; id: string; name: string; input: unknown }
+  | { kind: 'tool_status'; id: string; status: ToolCallStatus };
+
+/** A sub-agent's activity folded from its events, for the popup and snapshots. */
+export interface SubAgentView {
+  status: 'running' | 'done' | 'partial' | 'stopped' | 'error';
+  /** Its text blocks so far (the last one may still be streaming). */
+  texts: string[];
+  tools: { id: string; name: string; input: unknown; status: ToolCallStatus }[];
+}
+
+export function foldSubAgentEvent(view: SubAgentView | undefined, ev: SubAgentEvent): SubAgentView {
+  const v: SubAgentView = view ?? { status: 'running', texts: [], tools: [] };
+  switch (ev.kind) {
+    case 'status':
+      return { ...v, status: ev.status };
+    case 'text_start':
+      return { ...v, texts: [...v.texts, ''] };
+    case 'text': {
+      const texts = v.texts.length ? v.texts.slice() : [''];
+      texts[texts.length - 1] += ev.text;
+      return { ...v, texts };
+    }
+    case 'tool':
+      return { ...v, tools: [...v.tools.filter((t) => t.id !== ev.id), { id: ev.id, name: ev.name, input: ev.input, status: 'running' }] };
+    case 'tool_status':
+      return { ...v, tools: v.tools.map((t) => (t.id === ev.id ? { ...t, status: ev.status } : t)) };
+  }
+}
+
 export interface ConversationSnapshot {
   conversation: Conversation;
   draft: DraftBlock[] | null;
   toolStatus: Record<string, ToolCallStatus>;
   tasks: Task[];
   questions: PendingQuestion[];
+  /** Sub-agents of this conversation's runs, by the agent call's tool_use id. */
+  subAgents: Record<string, SubAgentView>;
 }
 
 /** What the background pushes to every UI attached to a conversation. */
@@ -130,7 +170,8 @@ export type RunEvent =
   | { type: 'title'; title: string }
   | { type: 'notice'; notice: Notice }
   | { type: 'question'; question: PendingQuestion }
-  | { type: 'question_closed'; id: string };
+  | { type: 'question_closed'; id: string }
+  | { type: 'sub_agent_event'; toolUseId: string; event: SubAgentEvent };
 
 export const emptyUsage = (): TokenUsage => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
 

@@ -1,4 +1,5 @@
 import type { QuestionInput } from '../agent/questions';
+import type { SubAgentRequest, SubAgentResult } from '../agent/sub-agents';
 import type { QuestionAnswer } from '../agent/types';
 import type { DomHost } from '../browser/dom-host';
 import type { PagesAdapter } from '../browser/pages';
@@ -27,6 +28,8 @@ export interface ToolEnv {
   notify(notice: Notice): void;
   /** Puts a question to the user and waits (bounded by the askUserTimeoutSec setting). */
   ask(question: QuestionInput, signal: AbortSignal): Promise<QuestionAnswer>;
+  /** Runs a sub-agent for the agent call `toolUseId`; stops when `signal` does. */
+  subAgent(request: SubAgentRequest, toolUseId: string, signal: AbortSignal): Promise<SubAgentResult>;
 }
 
 /** For runs that have no browser behind them (unit tests, benchmarks): every use says so. */
@@ -46,5 +49,6 @@ export function detachedEnv(settings: Settings): ToolEnv {
     summarize: missing('summarize') as ToolEnv['summarize'],
     notify: () => {},
     ask: missing('ask_user') as ToolEnv['ask'],
+    subAgent: missing('agent') as ToolEnv['subAgent'],
   };
 }

@@ -1,3 +1,4 @@
+import { agentTools } from './agent';
 import { userTools } from './ask-user';
 import { pageTools } from './pages';
 import { ToolRegistry, type ToolDefinition } from './registry';
@@ -7,6 +8,6 @@ import { taskTools } from './tasks';
 import { webTools } from './web';
 
 /** Every built-in tool, in the order the model sees them. Later families register here. */
-export const builtinTools: readonly ToolDefinition<any>[] = [...webTools, ...tabTools, ...pageTools, ...scriptTools, ...userTools, ...taskTools];
+export const builtinTools: readonly ToolDefinition<any>[] = [...webTools, ...tabTools, ...pageTools, ...scriptTools, ...userTools, ...agentTools, ...taskTools];
 
 export const createBuiltinRegistry = () => new ToolRegistry(builtinTools);

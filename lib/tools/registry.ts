@@ -6,6 +6,8 @@ import type { TaskBoard } from './task-board';
 
 export interface ToolContext {
   conversationId: string;
+  /** The model's id for this call (tool_use id): sub-agents report their events under it. */
+  toolUseId?: string;
   /** Aborted when the user stops the run; handlers pass it to anything slow they start. */
   signal: AbortSignal;
   tasks: TaskBoard;
@@ -38,7 +40,13 @@ export interface ToolOutcome {
 
 const DEFAULT_MAX_INPUT_CHARS = 200_000;
 
-export class ToolRegistry {
+/** What the loop dispatches tool calls through: the registry, or a sub-agent's cut of it. */
+export interface ToolDispatcher {
+  modelTools(): Anthropic.Tool[];
+  call(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+export class ToolRegistry implements ToolDispatcher {
   private readonly tools = new Map<string, ToolDefinition>();
   private modelToolsCache: Anthropic.Tool[] | null = null;
 

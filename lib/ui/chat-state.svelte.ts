@@ -1,4 +1,4 @@
-import type { DraftBlock, PendingQuestion, RunEvent, RunState, StoredMessage, Task, ToolCallStatus } from '../agent/types';
+import { foldSubAgentEvent, type DraftBlock, type PendingQuestion, type RunEvent, type RunState, type StoredMessage, type SubAgentView, type Task, type ToolCallStatus } from '../agent/types';
 import type { Notice } from '../tools/env';
 
 /** The attached conversation as the UI sees it, rebuilt from the background's events. */
@@ -12,6 +12,8 @@ export class ChatState {
   tasks = $state.raw<Task[]>([]);
   /** ask_user questions waiting for this user, oldest first. */
   questions = $state.raw<PendingQuestion[]>([]);
+  /** Sub-agents' live activity, by the agent call's tool_use id. */
+  subAgents = $state.raw<Record<string, SubAgentView>>({});
   /** The latest thing a tool asked to tell the user, until dismissed. */
   notice = $state<Notice | null>(null);
   /** False until the first snapshot after attaching (and while reconnecting). */
@@ -29,6 +31,7 @@ export class ChatState {
     this.run = null;
     this.tasks = [];
     this.questions = [];
+    this.subAgents = {};
     this.notice = null;
     this.loaded = loaded;
   }
@@ -36,7 +39,7 @@ export class ChatState {
   apply(ev: RunEvent) {
     switch (ev.type) {
       case 'snapshot': {
-        const { conversation, draft, toolStatus, tasks, questions } = ev.snapshot;
+        const { conversation, draft, toolStatus, tasks, questions, subAgents } = ev.snapshot;
         this.conversationId = conversation.id;
         this.title = conversation.title;
         this.messages = conversation.messages;
@@ -45,6 +48,7 @@ export class ChatState {
         this.run = conversation.run;
         this.tasks = tasks;
         this.questions = questions ?? [];
+        this.subAgents = subAgents ?? {};
         this.loaded = true;
         break;
       }
@@ -83,6 +87,9 @@ export class ChatState {
         break;
       case 'question':
         this.questions = [...this.questions.filter((q) => q.id !== ev.question.id), ev.question];
+        break;
+      case 'sub_agent_event':
+        this.subAgents = { ...this.subAgents, [ev.toolUseId]: foldSubAgentEvent(this.subAgents[ev.toolUseId], ev.event) };
         break;
       case 'question_closed':
         this.questions = this.questions.filter((q) => q.id !== ev.id);

@@ -6,6 +6,7 @@ import type {
   ContentBlock,
   ConversationSnapshot,
   PendingQuestion,
+  SubAgentView,
   ConversationSummary,
   RunEvent,
   RunState,
@@ -156,6 +157,7 @@ function snapshot(
     toolStatus?: Record<string, ToolCallStatus>;
     tasks?: Task[];
     questions?: PendingQuestion[];
+    subAgents?: Record<string, SubAgentView>;
   } = {},
 ): RunEvent {
   return {
@@ -173,6 +175,7 @@ function snapshot(
       toolStatus: opts.toolStatus ?? {},
       tasks: opts.tasks ?? [],
       questions: opts.questions ?? [],
+      subAgents: opts.subAgents ?? {},
     },
   };
 }

@@ -58,6 +58,21 @@ export function gate(): Gate {
 /** A reply computed from the request, e.g. to use a tab id an earlier tool result gave. */
 export type ReplyFn = (body: any) => ScriptedReply | Promise<ScriptedReply>;
 
+/**
+ * Replies by who asks: a sub-agent whose task (its first message) contains a key of `subs`, or
+ * else the parent. Sub-agents run in parallel, so their requests interleave in any order; script
+ * the returned function once per request expected.
+ */
+export function routed(parent: (ScriptedReply | ReplyFn)[], subs: Record<string, (ScriptedReply | ReplyFn)[]>): ReplyFn {
+  return (body) => {
+    const first = JSON.stringify(body.messages[0]?.content ?? '');
+    const key = Object.keys(subs).find((k) => first.includes(k));
+    const next = (key ? subs[key]! : parent).shift();
+    if (!next) throw new Error(`no reply left for ${key ?? 'the parent'}`);
+    return typeof next === 'function' ? next(body) : next;
+  };
+}
+
 /** The text of the latest tool_result in a request body, parsed as JSON when it is JSON. */
 export function lastToolResult(body: any): { content: any; isError: boolean } {
   const last = body?.messages?.at(-1);
