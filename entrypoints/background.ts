@@ -7,6 +7,7 @@ import { createAdapters } from '../lib/browser';
 import { onMessage, RUN_EVENTS_PORT, type PortEvent, type PortRequest } from '../lib/protocol';
 import { registerSandboxMessages } from '../lib/sandbox/background';
 import { loadSettings } from '../lib/storage/settings-store';
+import { openWorkspace } from '../lib/workspace';
 import { migrateSettings } from '../lib/settings';
 import { createBuiltinRegistry } from '../lib/tools';
 import { FETCH_TIMEOUT_MS, runSearch, SEARCH_TEST_QUERY } from '../lib/tools/web';
@@ -25,7 +26,7 @@ export default defineBackground(() => {
       keepAlive: adapters.keepAlive,
       attention: adapters.attention,
       // fetch is bound: called detached from globalThis it throws "Illegal invocation".
-      browser: { tabs: adapters.tabs, pages: adapters.pages, sandbox: adapters.sandbox, dom: adapters.dom, fetch: globalThis.fetch.bind(globalThis) },
+      browser: { tabs: adapters.tabs, pages: adapters.pages, sandbox: adapters.sandbox, dom: adapters.dom, fetch: globalThis.fetch.bind(globalThis), workspace: openWorkspace },
     });
     await runs.recoverInterrupted();
     return { store, runs };

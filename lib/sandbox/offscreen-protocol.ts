@@ -27,6 +27,8 @@ export interface OffscreenProtocol {
   sandboxOffscreenAbort(data: { runId: string }): void;
   /** web_fetch: fetched HTML → Markdown (the service worker has no DOMParser). */
   domHtmlToMarkdown(data: FetchedPageRequest): FetchedPage;
+  /** opfs_read in blob mode: a blob URL of the extension's origin for a workspace file. */
+  domBlobUrl(data: { path: string }): { url: string };
 }
 
 export const offscreenMessaging = defineExtensionMessaging<OffscreenProtocol>();

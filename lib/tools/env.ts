@@ -5,13 +5,14 @@ import type { DomHost } from '../browser/dom-host';
 import type { PagesAdapter } from '../browser/pages';
 import type { TabsAdapter } from '../browser/tabs';
 import type { SandboxHost } from '../sandbox/types';
+import type { Workspace } from '../workspace';
 import type { Settings } from '../settings';
 
 /** Something a tool wants the user to know beside its result (shown as a popup banner). */
 export type Notice = { kind: 'user_scripts_needed' };
 
 /** What the browser gives tools: the adapters chosen at start-up, and the network. */
-export type BrowserEnv = Pick<ToolEnv, 'tabs' | 'pages' | 'sandbox' | 'dom' | 'fetch'>;
+export type BrowserEnv = Pick<ToolEnv, 'tabs' | 'pages' | 'sandbox' | 'dom' | 'fetch' | 'workspace'>;
 
 /** What tools reach the browser and the model through; built per run by the run manager. */
 export interface ToolEnv {
@@ -22,6 +23,8 @@ export interface ToolEnv {
   dom: DomHost;
   /** The network, for web_fetch and web_search (tests give a fake). */
   fetch: typeof fetch;
+  /** The private OPFS workspace of the opfs_* tools. */
+  workspace(): Promise<Workspace>;
   settings: Settings;
   /** Distils `text` with the model for `prompt`, in parts when it exceeds the model's context. */
   summarize(text: string, prompt: string, signal: AbortSignal): Promise<string>;
@@ -45,6 +48,7 @@ export function detachedEnv(settings: Settings): ToolEnv {
     sandbox: trap<SandboxHost>('sandbox'),
     dom: trap<DomHost>('dom'),
     fetch: missing('fetch') as typeof fetch,
+    workspace: missing('workspace') as ToolEnv['workspace'],
     settings,
     summarize: missing('summarize') as ToolEnv['summarize'],
     notify: () => {},

@@ -1,5 +1,6 @@
 import { agentTools } from './agent';
 import { userTools } from './ask-user';
+import { opfsTools } from './opfs';
 import { pageTools } from './pages';
 import { ToolRegistry, type ToolDefinition } from './registry';
 import { scriptTools } from './scripts';
@@ -8,6 +9,6 @@ import { taskTools } from './tasks';
 import { webTools } from './web';
 
 /** Every built-in tool, in the order the model sees them. Later families register here. */
-export const builtinTools: readonly ToolDefinition<any>[] = [...webTools, ...tabTools, ...pageTools, ...scriptTools, ...userTools, ...agentTools, ...taskTools];
+export const builtinTools: readonly ToolDefinition<any>[] = [...webTools, ...tabTools, ...pageTools, ...scriptTools, ...opfsTools, ...userTools, ...agentTools, ...taskTools];
 
 export const createBuiltinRegistry = () => new ToolRegistry(builtinTools);

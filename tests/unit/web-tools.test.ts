@@ -22,7 +22,7 @@ function harness(respond: (url: string, init: RequestInit) => Response | Promise
   const env = {
     ...detachedEnv({ ...defaultSettings(), apiKey: 'k', ...settings }),
     fetch: fetchFn,
-    dom: { htmlToMarkdown: async ({ html }: { html: string }) => ({ title: 'T', content: `converted ${html.length}`, truncated: false }) },
+    dom: { htmlToMarkdown: async ({ html }: { html: string }) => ({ title: 'T', content: `converted ${html.length}`, truncated: false }), blobUrl: async () => ({ url: 'blob:x' }) },
     summarize: async (text: string, prompt: string) => `summary of ${text.length} chars for ${prompt}`,
   };
   const ctx: ToolContext = { conversationId: 'c', signal: new AbortController().signal, tasks: new TaskBoard(), env };
