@@ -1,3 +1,6 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BrowserName } from '../harness/browsers';
 import { agentSession } from '../harness/session';
@@ -72,5 +75,30 @@ describe.each(browsers)('workspace tools in %s', (name) => {
     expect(list!.content.entries.map((e: { name: string }) => e.name)).not.toContain('tmp');
     expect(missing).toMatchObject({ isError: true, content: expect.stringMatching(/not found|does not exist|No file/i) });
     expect(root).toMatchObject({ isError: true });
+  });
+
+  it('the management page lists, shows, uploads and deletes workspace files', async () => {
+    await session.agentRuns([call('opfs_write', { path: 'notes/hello.md', content: '# Hello\nWritten by the agent.\n' })]);
+    const page = await session.ext.open('options.html#workspace', { width: 900, height: 700 });
+    page.on('dialog', (d) => void d.accept());
+    await page.waitForSelector('[data-entry="notes"][data-kind="directory"] button', { timeout: 10_000 });
+    await page.click('[data-entry="notes"] button');
+    await page.waitForSelector('[data-entry="hello.md"]', { timeout: 10_000 });
+    await page.click('button[aria-label="View hello.md"]');
+    await page.waitForSelector('[data-viewer]');
+    expect(await page.$eval('[data-viewer]', (el) => el.textContent)).toBe('# Hello\nWritten by the agent.\n');
+
+    // Upload a file from disk into the folder shown.
+    const file = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'pw-upload-')), 'data.csv');
+    await fs.writeFile(file, 'a,b\n1,2\n');
+    const input = await page.$('input[data-upload]');
+    await input!.uploadFile(file);
+    await page.waitForSelector('[data-entry="data.csv"]', { timeout: 10_000 });
+    const [read] = await session.agentRuns([call('opfs_read', { path: 'notes/data.csv' })]);
+    expect(read!.content).toMatchObject({ content: 'a,b\n1,2\n', total_lines: 2 });
+
+    await page.click('button[aria-label="Delete data.csv"]');
+    await page.waitForFunction(() => !document.querySelector('[data-entry="data.csv"]'), { polling: 100, timeout: 10_000 });
+    await page.close();
   });
 });

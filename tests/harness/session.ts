@@ -73,6 +73,7 @@ export function agentSession(name: BrowserName, settings: Record<string, unknown
     },
     // Each run ends with its own text: waiting for "All done." would find the previous run's answer.
     async agentRuns(calls, finalText = `All done (${++runs}).`) {
+      const start = fake.requests.length;
       fake.script(
         ...calls.map((make, i) => (body: any) => {
           const prev = i === 0 ? undefined : lastToolResult(body);
@@ -83,7 +84,7 @@ export function agentSession(name: BrowserName, settings: Record<string, unknown
       );
       await popup!.send('Do the work');
       await popup!.waitForAssistantText(finalText, 40_000);
-      return fake.requests.slice(1).map((r) => lastToolResult(r.body));
+      return fake.requests.slice(start + 1).map((r) => lastToolResult(r.body));
     },
   };
   return session;
