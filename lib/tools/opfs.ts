@@ -79,11 +79,13 @@ export const opfsList = defineTool({
   name: 'opfs_list',
   description:
     'List a workspace folder (default the root): each entry with name, kind (file/directory), size and last_modified (files). ' +
-    'Folders come first; a folder of more than 1000 entries is listed in part (truncated: true, with a note).',
+    'Folders come first; a folder of more than 1000 entries is listed 1000 at a time (truncated: true, with a note): pass offset to see the next ones.',
   input: v.strictObject({
     path: v.optional(path, ''),
+    // Beyond the contract's path: a 10,000-file folder would be ~1 MB of JSON in one result.
+    offset: v.optional(lineNumber('First entry to list (1-based), for folders of more than 1000 entries')),
   }),
-  run: (input, ctx) => inWorkspace(ctx, (ws) => ws.list(input.path)),
+  run: (input, ctx) => inWorkspace(ctx, (ws) => ws.list(input.path, input.offset !== undefined ? { offset: input.offset } : {})),
 });
 
 export const opfsDelete = defineTool({

@@ -23,6 +23,7 @@ describe('opfs tools refuse bad input before touching the workspace', () => {
     ['opfs_read', 'offset as text', { path: 'a.txt', offset: '10' }, /offset.*number/],
     ['opfs_list', 'a number as path', { path: 7 }, /path.*string/],
     ['opfs_list', 'an unknown argument', { folder: 'a' }, /folder/],
+    ['opfs_list', 'offset 0', { offset: 0 }, /offset.*at least 1/],
     ['opfs_delete', 'no path', {}, /path/],
     ['opfs_delete', 'a list as path', { path: ['a'] }, /path.*string/],
   ])('%s with %s', async (tool, _name, input, message) => {
