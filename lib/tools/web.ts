@@ -125,9 +125,13 @@ export const webFetch = defineTool({
       truncated = true;
     }
     if (input.prompt) {
+      // truncated stays true when the summary could only see part of the page (10 MB body,
+      // 1,000,000 characters of text); max_length then cuts the summary itself.
       content = await ctx.env.summarize(content, input.prompt, ctx.signal);
-      if (input.max_length && content.length > input.max_length) content = cut(content, input.max_length);
-      else truncated = false;
+      if (input.max_length && content.length > input.max_length) {
+        content = cut(content, input.max_length);
+        truncated = true;
+      }
     } else if (truncated && !body.capped && !input.max_length) {
       notes.push(`Cut at ${limit} characters: pass a prompt to have the whole page distilled, or max_length (up to ${MAX_CONTENT_LENGTH}).`);
     }

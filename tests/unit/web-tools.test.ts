@@ -68,6 +68,13 @@ describe('web_fetch', () => {
     expect(out.content).toMatchObject({ content: 'summary of 300000 chars for what is it?', truncated: false });
   });
 
+  it('a summary longer than max_length is cut and says so', async () => {
+    const { call } = harness(() => answer('short page', { headers: { 'content-type': 'text/plain' } }));
+    const out = await call('web_fetch', { url: 'https://example.com/s', prompt: 'x'.repeat(200), max_length: 100 });
+    expect(out.content.truncated).toBe(true);
+    expect(out.content.content.length).toBeLessThanOrEqual(100);
+  });
+
   it('refuses a redirect that lands on a private address, and says so', async () => {
     const { call } = harness(() => answer('secret router page', { headers: { 'content-type': 'text/html' }, url: 'http://192.168.1.1/admin' }));
     const out = await call('web_fetch', { url: 'https://public.example/go' });
