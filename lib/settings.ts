@@ -19,6 +19,9 @@ function isHttpUrl(s: string): boolean {
 const httpUrl = v.pipe(v.string(), v.trim(), v.nonEmpty('settings_error_url_empty'), v.check(isHttpUrl, 'settings_error_url_invalid'));
 /** An optional endpoint override: empty means the engine's own. */
 const endpoint = v.pipe(v.string(), v.trim(), v.check((s) => !s || isHttpUrl(s), 'settings_error_url_invalid'));
+/** A whole number from 1 to `max`; every way to miss that gets the field's one message. */
+const wholeNumber = (max: number, message: string) =>
+  v.pipe(v.number(message), v.integer(message), v.minValue(1, message), v.maxValue(max, message));
 const secret = v.pipe(v.string(), v.trim(), v.regex(/^[\x21-\x7e]*$/, 'settings_error_secret_invalid'));
 
 /** Error messages are i18n keys, so the options page can show them in the user's language. */
@@ -32,34 +35,14 @@ export const SettingsSchema = v.object({
     v.nonEmpty('settings_error_model_empty'),
     v.regex(/^[\w.:@/-]+$/, 'settings_error_model_invalid'),
   ),
-  maxTokens: v.pipe(
-    v.number('settings_error_max_tokens'),
-    v.integer('settings_error_max_tokens'),
-    v.minValue(1, 'settings_error_max_tokens'),
-    v.maxValue(128_000, 'settings_error_max_tokens'),
-  ),
-  roundCap: v.pipe(
-    v.number('settings_error_round_cap'),
-    v.integer('settings_error_round_cap'),
-    v.minValue(1, 'settings_error_round_cap'),
-    v.maxValue(1000, 'settings_error_round_cap'),
-  ),
+  maxTokens: wholeNumber(128_000, 'settings_error_max_tokens'),
+  roundCap: wholeNumber(1000, 'settings_error_round_cap'),
   /** A cheaper model for summaries (get_tab_content / web_fetch with a prompt); empty: the main model. */
   summaryModel: v.pipe(v.string(), v.trim(), v.regex(/^[\w.:@/-]*$/, 'settings_error_model_invalid')),
   /** How long execute_script code may run. */
-  scriptTimeoutSec: v.pipe(
-    v.number('settings_error_script_timeout'),
-    v.integer('settings_error_script_timeout'),
-    v.minValue(1, 'settings_error_script_timeout'),
-    v.maxValue(300, 'settings_error_script_timeout'),
-  ),
+  scriptTimeoutSec: wholeNumber(300, 'settings_error_script_timeout'),
   /** How long ask_user waits for an answer (the contract's 5 minutes by default). */
-  askUserTimeoutSec: v.pipe(
-    v.number('settings_error_ask_timeout'),
-    v.integer('settings_error_ask_timeout'),
-    v.minValue(1, 'settings_error_ask_timeout'),
-    v.maxValue(3600, 'settings_error_ask_timeout'),
-  ),
+  askUserTimeoutSec: wholeNumber(3600, 'settings_error_ask_timeout'),
   /** web_search's engine; the others keep their keys for when the user switches back. */
   searchEngine: v.picklist(SEARCH_ENGINE_IDS, 'settings_error_search_engine'),
   /** Bing Web Search API v7 key; without one, Bing's result page is read instead. */

@@ -24,6 +24,7 @@
  * injection, as the tool does it), then a second (warm) call. --repeat N loads each page N times and
  * keeps the fastest, for a machine shared with other work. The 5 MB page is timed once.
  */
+import { launchBenchBrowser, offlinePage } from './offline-browser';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -264,21 +265,9 @@ async function runBrowser(list: Page[]): Promise<void> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const { launch } = await import('puppeteer-core');
-  const browser = await launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--no-first-run'],
-  });
+  const browser = await launchBenchBrowser();
   try {
-    const page = await browser.newPage();
-    await page.setRequestInterception(true);
-    page.on('request', (req) => {
-      const url = req.url();
-      if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url === 'about:blank') void req.continue();
-      else void req.abort('blockedbyclient');
-    });
-    page.on('dialog', (d) => void d.dismiss());
+    const page = await offlinePage(browser, origin);
 
     // `pageUrl`: where the copy came from; links resolve against it as on the live site.
     const read = async (url: string, pageUrl: string) => {

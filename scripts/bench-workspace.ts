@@ -30,12 +30,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { launch } from 'puppeteer-core';
+import { launchBenchBrowser, offlinePage } from './offline-browser';
 import { build, type Rollup } from 'vite';
 import type * as WorkspaceModule from '../lib/workspace/index';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const repeatAt = args.indexOf('--repeat');
@@ -231,20 +229,9 @@ const server = http.createServer((req, res) => {
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-const browser = FIREFOX_RUN
-  ? await launch({ browser: 'firefox', executablePath: FIREFOX, headless: true })
-  : await launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--no-first-run'],
-    });
+const browser = await launchBenchBrowser({ firefox: FIREFOX_RUN });
 try {
-  const page = await browser.newPage();
-  await page.setRequestInterception(true);
-  page.on('request', (req) => {
-    if (req.url().startsWith(`${origin}/`)) void req.continue();
-    else void req.abort('blockedbyclient');
-  });
+  const page = await offlinePage(browser, origin);
   await page.goto(`${origin}/`, { waitUntil: 'load' });
   console.log(`${await browser.version()}, ${REPEAT} run${REPEAT === 1 ? '' : 's'} (best, median); ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(1)} at the start\n`);
 

@@ -15,7 +15,7 @@
 import { formatBytes } from '../web/content-kind';
 import { decodeDataUrl, looksLikeDataUrl } from './data-url';
 import { domErrorName, WorkspaceError } from './errors';
-import { pageLines, type PageOptions } from './lines';
+import { pageLines, type LinePage, type PageOptions } from './lines';
 import { displayOf, joinDisplay, parsePath, PATH_HINT, quote, SWAP_FILE, type WorkspacePath } from './paths';
 import { decodeText, detectText, guessMimeType, type TextEncodingName } from './sniff';
 
@@ -56,19 +56,10 @@ interface ReadBase {
   last_modified: number;
 }
 
-export interface TextReadResult extends ReadBase {
+/** A text read: the page of lines (content, offset, lines, total_lines, truncated, note). */
+export interface TextReadResult extends ReadBase, LinePage {
   kind: 'text';
   encoding: TextEncodingName;
-  /** The lines shown, exactly as in the file. */
-  content: string;
-  /** First line shown (1-based). */
-  offset: number;
-  /** Lines shown. */
-  lines: number;
-  total_lines: number;
-  /** True when there is more than is shown. */
-  truncated: boolean;
-  note?: string;
   /** Text mode was asked for, but the bytes look binary (shown decoded as UTF-8 anyway). */
   looks_binary?: true;
 }

@@ -1,36 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launch, type BrowserName, type ExtensionBrowser } from '../harness/browsers';
-import { FakeAnthropic, lastToolResult, text, toolCall } from '../harness/fake-anthropic';
-import { FixtureServer } from '../harness/fixture-server';
-import { PopupPage, setSettings } from '../harness/popup';
+import { describe, expect, it } from 'vitest';
+import type { BrowserName } from '../harness/browsers';
+import { lastToolResult, text, toolCall } from '../harness/fake-anthropic';
+import { agentSession } from '../harness/session';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
 
 describe.each(browsers)('tab tools in %s', (name) => {
-  const fake = new FakeAnthropic();
-  const fixtures = new FixtureServer();
-  let ext: ExtensionBrowser;
-  let popup: PopupPage;
-
-  beforeAll(async () => {
-    await Promise.all([fake.start(), fixtures.start()]);
-    ext = await launch(name);
-  });
-  afterAll(async () => {
-    await ext?.close();
-    await Promise.all([fake.stop(), fixtures.stop()]);
-  });
-  beforeEach(async () => {
-    fake.reset();
-    if (popup && !popup.page.isClosed()) await popup.close().catch(() => {});
-    popup = await PopupPage.open(ext);
-    await setSettings(popup.page, { apiKey: 'test-key', baseUrl: fake.url, scriptTimeoutSec: 30 });
-    await popup.newChat();
-  });
+  const session = agentSession(name, { scriptTimeoutSec: 30 });
+  const { fake, fixtures } = session;
 
   /** Opens tabs from an extension page, as the test's own hands (not the agent's). */
   async function openTabs(urls: string[], newWindow = false): Promise<{ windowId: number; tabIds: number[] }> {
-    return popup.page.evaluate(
+    return session.popup.page.evaluate(
       async (urls, newWindow) => {
         const api = (globalThis as any).browser ?? (globalThis as any).chrome;
         if (newWindow) {
@@ -65,8 +46,8 @@ describe.each(browsers)('tab tools in %s', (name) => {
       },
       text('Listed.'),
     );
-    await popup.send('Which tabs are open?');
-    await popup.waitForAssistantText('Listed.');
+    await session.popup.send('Which tabs are open?');
+    await session.popup.waitForAssistantText('Listed.');
     const results = fake.requests[1]!.body.messages.at(-1).content.map((b: any) => ({ text: b.content, error: !!b.is_error }));
     const all = JSON.parse(results[0].text);
     expect(all.length).toBeGreaterThanOrEqual(5);
@@ -92,7 +73,7 @@ describe.each(browsers)('tab tools in %s', (name) => {
       },
       () => toolCall('activate_tab', { tab_id: opened }),
       async () => {
-        windowFocused = await popup.page.evaluate(async (id) => {
+        windowFocused = await session.popup.page.evaluate(async (id) => {
           const api = (globalThis as any).browser ?? (globalThis as any).chrome;
           const tab = await api.tabs.get(id);
           return (await api.windows.get(tab.windowId)).focused;
@@ -111,8 +92,8 @@ describe.each(browsers)('tab tools in %s', (name) => {
       () => toolCall('close_tab', { tab_id: opened }),
       text('Tabs done.'),
     );
-    await popup.send('Work with tabs');
-    await popup.waitForAssistantText('Tabs done.', 30_000);
+    await session.popup.send('Work with tabs');
+    await session.popup.waitForAssistantText('Tabs done.', 30_000);
 
     const first = JSON.parse(fake.requests[1]!.body.messages.at(-1).content[0].content);
     expect(first).toMatchObject({ url: `${fixtures.url}/form.html`, title: 'Sign up', active: false, status: 'complete', loaded: true });
@@ -137,8 +118,8 @@ describe.each(browsers)('tab tools in %s', (name) => {
   // The bound is 30 s: waited out once, in one browser, to prove the call never hangs.
   it.runIf(name === 'chromium')('returns from a page that never finishes loading with a still-loading note', async () => {
     fake.script(toolCall('open_tab', { url: `${fixtures.url}/slow.html`, active: false }), text('Gave up waiting.'));
-    await popup.send('Open the slow page');
-    await popup.waitForAssistantText('Gave up waiting.', 45_000);
+    await session.popup.send('Open the slow page');
+    await session.popup.waitForAssistantText('Gave up waiting.', 45_000);
     const result = lastToolResult(fake.requests[1]!.body).content;
     expect(result).toMatchObject({ loaded: false, status: 'loading', note: expect.stringMatching(/^still loading after 30 s/) });
   }, 60_000);

@@ -1,0 +1,31 @@
+/**
+ * For the benchmarks that run our code in a plain page: a headless browser from Debian's
+ * packages whose pages reach nothing but the local server (the network is never touched).
+ */
+import { launch, type Browser, type Page } from 'puppeteer-core';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
+
+export function launchBenchBrowser({ firefox = false } = {}): Promise<Browser> {
+  return firefox
+    ? launch({ browser: 'firefox', executablePath: FIREFOX, headless: true })
+    : launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--no-first-run'],
+      });
+}
+
+/** A page whose requests go only to `origin` (and data:/about:blank); dialogs are dismissed. */
+export async function offlinePage(browser: Browser, origin: string): Promise<Page> {
+  const page = await browser.newPage();
+  await page.setRequestInterception(true);
+  page.on('request', (req) => {
+    const url = req.url();
+    if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url === 'about:blank') void req.continue();
+    else void req.abort('blockedbyclient');
+  });
+  page.on('dialog', (d) => void d.dismiss());
+  return page;
+}
