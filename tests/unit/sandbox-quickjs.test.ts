@@ -30,8 +30,10 @@ describe('QuickJS sandbox runner', () => {
 
   it('runs async code with timers', async () => {
     const r = await run(
-      'const order = []; setTimeout(() => order.push("b"), 20); setTimeout(() => order.push("a"), 5);' +
-        'let n = 0; const id = setInterval(() => n++, 5); await new Promise(r => setTimeout(r, 250)); clearInterval(id);' +
+      // b is due 145 ms after a even if the machine stalls between the two calls (a loaded CI
+      // host once took more than 15 ms there, and b then rightly fired first).
+      'const order = []; setTimeout(() => order.push("b"), 150); setTimeout(() => order.push("a"), 5);' +
+        'let n = 0; const id = setInterval(() => n++, 5); await new Promise(r => setTimeout(r, 300)); clearInterval(id);' +
         'await Promise.resolve(); return { order, ticked: n >= 2 }',
     );
     expect(r).toMatchObject({ ok: true, result: { order: ['a', 'b'], ticked: true } });
