@@ -45,7 +45,9 @@ describe.each(browsers)('sub-agents in %s', (name) => {
 
   it('runs two sub-agents in parallel, both shown live; stopping the parent stops both', async () => {
     const { popup } = session;
-    const slow = (label: string) => [toolCall('web_fetch', { url: `${fixtures.url}/web/slow?${label}` })];
+    // Unique per attempt: a retried test must not queue behind the first attempt's hung requests.
+    const attempt = Date.now();
+    const slow = (label: string) => [toolCall('web_fetch', { url: `${fixtures.url}/web/slow?${label}-${attempt}` })];
     const route = routed(
       [
         {
@@ -59,7 +61,7 @@ describe.each(browsers)('sub-agents in %s', (name) => {
     );
     fake.script(route, route, route);
     await popup.send('Do two slow things');
-    await popup.page.waitForFunction(() => document.querySelectorAll('[data-sub-tool="web_fetch"][data-status="running"]').length === 2, { timeout: 15_000, polling: 100 });
+    await popup.page.waitForFunction(() => document.querySelectorAll('[data-sub-tool="web_fetch"][data-status="running"]').length === 2, { timeout: 30_000, polling: 100 });
     expect(await popup.count('[data-sub-agent="running"]')).toBe(2);
 
     const t0 = Date.now();
