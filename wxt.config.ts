@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { defineConfig } from 'wxt';
 
 // Firefox ships as MV2: a persistent background page is never suspended mid-run, has a DOM
@@ -6,6 +7,20 @@ import { defineConfig } from 'wxt';
 export default defineConfig({
   modules: ['@wxt-dev/module-svelte'],
   imports: false,
+  vite: () => ({
+    plugins: [
+      {
+        // The MCP SDK's client imports ajv even when given another validator; ajv compiles with
+        // new Function, which extension pages forbid. lib/skills/mcp-no-ajv.ts stands in for it.
+        name: 'mcp-sdk-without-ajv',
+        enforce: 'pre' as const,
+        resolveId: (source: string, importer?: string) =>
+          importer?.includes('@modelcontextprotocol/sdk') && source.endsWith('/validation/ajv-provider.js')
+            ? path.resolve('lib/skills/mcp-no-ajv.ts')
+            : undefined,
+      },
+    ],
+  }),
   // `npm run dev` opens Debian's browsers; WXT_HEADLESS=1 only builds and watches
   // (.output/chrome-mv3-dev), for machines without a display.
   webExt: {

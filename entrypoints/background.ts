@@ -9,11 +9,15 @@ import { registerSandboxMessages } from '../lib/sandbox/background';
 import { loadSettings } from '../lib/storage/settings-store';
 import { openWorkspace } from '../lib/workspace';
 import { migrateSettings } from '../lib/settings';
+import { browserSkillStore } from '../lib/skills/browser-store';
+import { McpServerSessions } from '../lib/skills/mcp-servers';
+import { createSkillRuntime } from '../lib/skills/runtime';
 import { createBuiltinRegistry } from '../lib/tools';
 import { FETCH_TIMEOUT_MS, runSearch, SEARCH_TEST_QUERY } from '../lib/tools/web';
 
 export default defineBackground(() => {
   const adapters = createAdapters();
+  const skills = createSkillRuntime(browserSkillStore(), new McpServerSessions(globalThis.fetch.bind(globalThis)));
   // Handlers are registered synchronously (a woken service worker must see the first message);
   // they wait for the store.
   const ready = (async () => {
@@ -21,6 +25,7 @@ export default defineBackground(() => {
     const runs = new RunManager({
       store,
       registry: createBuiltinRegistry(),
+      skills: (signal) => skills.tools(signal),
       loadSettings,
       createClient: createAnthropicClient,
       keepAlive: adapters.keepAlive,
@@ -46,6 +51,13 @@ export default defineBackground(() => {
     try {
       const results = await runSearch(migrateSettings(data.settings), SEARCH_TEST_QUERY, 3, globalThis.fetch.bind(globalThis), AbortSignal.timeout(FETCH_TIMEOUT_MS), data.engine);
       return { ok: true as const, results };
+    } catch (e) {
+      return { ok: false as const, error: e instanceof Error ? e.message : String(e) };
+    }
+  });
+  onMessage('refreshSkillTools', async ({ data }) => {
+    try {
+      return { ok: true as const, tools: await skills.refresh(data.skillId) };
     } catch (e) {
       return { ok: false as const, error: e instanceof Error ? e.message : String(e) };
     }

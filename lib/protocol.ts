@@ -18,6 +18,11 @@ export interface ProtocolMap {
   answerQuestion(data: { conversationId: string; questionId: string; reply: UserReply }): void;
   /** The settings page's Test button: one real query with `engine` and the form's (unsaved) values. */
   testSearchEngine(data: { engine: SearchEngineId; settings: unknown }): { ok: true; results: SearchResult[] } | { ok: false; error: string };
+  /**
+   * The management page's "Refresh tools" for an MCP skill: lists the server's tools again over the
+   * background's session (the one runs use), so the next run sees the new list.
+   */
+  refreshSkillTools(data: { skillId: string }): { ok: true; tools: { name: string; description: string }[] } | { ok: false; error: string };
 }
 
 export const { sendMessage, onMessage } = defineExtensionMessaging<ProtocolMap>();

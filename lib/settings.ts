@@ -2,7 +2,9 @@ import * as v from 'valibot';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
-export const SETTINGS_VERSION = 3;
+export const SETTINGS_VERSION = 4;
+/** The Graph API the social-media skills call when no base URL is set (tests point it at a local server). */
+export const DEFAULT_GRAPH_API_BASE = 'https://graph.facebook.com/v21.0';
 
 export const SEARCH_ENGINE_IDS = ['duckduckgo', 'bing', 'baidu', 'google'] as const;
 export type SearchEngineId = (typeof SEARCH_ENGINE_IDS)[number];
@@ -23,6 +25,8 @@ const endpoint = v.pipe(v.string(), v.trim(), v.check((s) => !s || isHttpUrl(s),
 const wholeNumber = (max: number, message: string) =>
   v.pipe(v.number(message), v.integer(message), v.minValue(1, message), v.maxValue(max, message));
 const secret = v.pipe(v.string(), v.trim(), v.regex(/^[\x21-\x7e]*$/, 'settings_error_secret_invalid'));
+/** Graph API object ids (an Instagram user, a WhatsApp phone number) are digits. */
+const numericId = v.pipe(v.string(), v.trim(), v.regex(/^\d*$/, 'settings_error_numeric_id'));
 
 /** Error messages are i18n keys, so the options page can show them in the user's language. */
 export const SettingsSchema = v.object({
@@ -59,6 +63,14 @@ export const SettingsSchema = v.object({
    * server). Off by default: a page the model read could otherwise steer it into the user's network.
    */
   allowPrivateNetwork: v.boolean('settings_error_boolean'),
+  /** Settings → Social media: the instagram_post skill (Instagram content publishing). */
+  instagramUserId: numericId,
+  instagramAccessToken: secret,
+  instagramApiBase: endpoint,
+  /** The whatsapp_send skill (WhatsApp Cloud API). */
+  whatsappPhoneNumberId: numericId,
+  whatsappAccessToken: secret,
+  whatsappApiBase: endpoint,
 });
 
 export type Settings = v.InferOutput<typeof SettingsSchema>;
@@ -83,12 +95,18 @@ export const defaultSettings = (): Settings => ({
   baiduEndpoint: '',
   googleEndpoint: '',
   allowPrivateNetwork: false,
+  instagramUserId: '',
+  instagramAccessToken: '',
+  instagramApiBase: '',
+  whatsappPhoneNumberId: '',
+  whatsappAccessToken: '',
+  whatsappApiBase: '',
 });
 
 /**
  * Upgrades whatever an older version stored (v1 → v2 added summaryModel and scriptTimeoutSec;
  * v2 → v3 the search engine, its keys and endpoints, allowPrivateNetwork and askUserTimeoutSec —
- * all take their defaults). Unknown or broken values fall back to defaults
+ * all take their defaults; v3 → v4 the social-media credentials). Unknown or broken values fall back to defaults
  * field by field, so an update never loses the user's key.
  */
 export function migrateSettings(stored: unknown): Settings {

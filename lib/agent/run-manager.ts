@@ -1,7 +1,8 @@
 import type { Settings } from '../settings';
 import { detachedEnv, type BrowserEnv, type ToolEnv } from '../tools/env';
 import { TaskBoards } from '../tools/task-board';
-import type { ToolRegistry } from '../tools/registry';
+import type { SkillProblem } from '../skills/tools';
+import type { ToolDefinition, ToolRegistry } from '../tools/registry';
 import type { ConversationStore } from './conversation-store';
 import { QuestionBoard, type Attention, type UserReply } from './questions';
 import { runSubAgent } from './sub-agents';
@@ -31,6 +32,11 @@ export interface KeepAlive {
 export interface RunManagerDeps {
   store: ConversationStore;
   registry: ToolRegistry;
+  /**
+   * The active skills' tools, read at the start of each run (so a skill enabled between two
+   * messages is there for the next); absent in unit tests that have none.
+   */
+  skills?(signal: AbortSignal): Promise<{ tools: readonly ToolDefinition<any>[]; problems: readonly SkillProblem[] }>;
   loadSettings(): Promise<Settings>;
   createClient(endpoint: ModelEndpoint): ModelClient;
   keepAlive?: KeepAlive;
@@ -299,6 +305,7 @@ export class RunManager {
       return;
     }
     const id = conversation.id;
+    const registry = await this.registryFor(id, controller.signal);
     const hooks: LoopHooks = {
       draftReset: () => {
         active.draft = [];
@@ -355,7 +362,7 @@ export class RunManager {
       subAgent: (request, toolUseId, signal) =>
         runSubAgent(request, {
           client,
-          tools: this.deps.registry,
+          tools: registry,
           context: { conversationId: id, env },
           model: settings.model,
           maxTokens: settings.maxTokens,
@@ -376,7 +383,7 @@ export class RunManager {
       outcome = await runLoop(
         {
           client,
-          registry: this.deps.registry,
+          registry,
           toolContext: { conversationId: id, tasks: this.tasks.for(id), env },
           system: systemPrompt(this.deps.now?.() ?? new Date()),
           model: settings.model,
@@ -393,6 +400,21 @@ export class RunManager {
     active.draft = null;
     this.emit(id, { type: 'draft_reset' });
     await this.finish(conversation, state, outcome);
+  }
+
+  /** The built-in tools and the active skills' (a broken skill source never stops the run). */
+  private async registryFor(conversationId: string, signal: AbortSignal): Promise<ToolRegistry> {
+    if (!this.deps.skills) return this.deps.registry;
+    try {
+      const { tools, problems } = await this.deps.skills(signal);
+      // The user enabled these skills: say why one is missing rather than let the model work without it.
+      if (problems.length) this.emit(conversationId, { type: 'notice', notice: { kind: 'skills_unavailable', problems: [...problems] } });
+      return this.deps.registry.with(tools);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      this.emit(conversationId, { type: 'notice', notice: { kind: 'skills_unavailable', problems: [{ skill: '*', message }] } });
+      return this.deps.registry;
+    }
   }
 
   private async finish(conversation: Conversation, state: RunState, outcome: LoopOutcome) {

@@ -33,6 +33,17 @@ export interface SubAgentRequest {
   description?: string;
   type: SubAgentType;
   tabId?: number;
+  /** A saved agent profile (delegate_to_agent): its own prompt, model and tool set. */
+  profile?: SubAgentProfile;
+}
+
+export interface SubAgentProfile {
+  name: string;
+  system: string;
+  /** Empty or absent: the parent's model. */
+  model?: string;
+  /** Tool names it may use (still never ask_user or agent); empty or absent: the type's set. */
+  tools?: readonly string[];
 }
 
 export interface SubAgentResult {
@@ -52,21 +63,28 @@ export interface SubAgentResult {
 export class ScopedTools implements ToolDispatcher {
   private readonly tabs = new Set<number>();
   readonly used = new Map<string, number>();
+  private readonly only: ReadonlySet<string> | undefined;
 
   constructor(
     private readonly parent: ToolDispatcher,
     private readonly type: SubAgentType,
     private readonly tabId?: number,
+    only?: readonly string[],
   ) {
     if (tabId !== undefined) this.tabs.add(tabId);
+    if (only?.length) this.only = new Set(only);
+  }
+
+  private allows(name: string): boolean {
+    return allowedFor(this.type, name) && !this.parent.spawnsAgent?.(name) && (!this.only || this.only.has(name));
   }
 
   modelTools(): Anthropic.Tool[] {
-    return this.parent.modelTools().filter((t) => allowedFor(this.type, t.name));
+    return this.parent.modelTools().filter((t) => this.allows(t.name));
   }
 
   async call(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome> {
-    if (!allowedFor(this.type, name)) {
+    if (!this.allows(name)) {
       const may = this.modelTools().map((t) => t.name).join(', ');
       return { isError: true, content: `${name} is not available to a ${this.type} sub-agent. Its tools are: ${may}.` };
     }
@@ -114,8 +132,9 @@ export interface SubAgentDeps {
 }
 
 export function subAgentSystemPrompt(req: SubAgentRequest, now: Date): string {
-  const role =
-    req.type === 'researcher'
+  const role = req.profile
+    ? `You are "${req.profile.name}", an agent the main assistant delegated a task to.\n\n${req.profile.system}`.trim()
+    : req.type === 'researcher'
       ? 'You are a research sub-agent: find and read information (web search, web pages, open tabs) and report what you found, with sources. You cannot change pages.'
       : req.type === 'page_operator'
         ? 'You are a browser-automation sub-agent: you operate web pages (read them, click, fill forms through scripts, open and switch tabs) to carry out the task.'
@@ -133,7 +152,7 @@ export function subAgentSystemPrompt(req: SubAgentRequest, now: Date): string {
 /** Runs one sub-agent to its end (answer, budget, stop or error). */
 export async function runSubAgent(req: SubAgentRequest, deps: SubAgentDeps): Promise<SubAgentResult> {
   const limits = deps.limits ?? SUB_AGENT_LIMITS;
-  const scoped = new ScopedTools(deps.tools, req.type, req.tabId);
+  const scoped = new ScopedTools(deps.tools, req.type, req.tabId, req.profile?.tools);
   const budget = new AbortController();
   const timer = setTimeout(() => budget.abort(), limits.ms);
   const signal = AbortSignal.any([deps.signal, budget.signal]);
@@ -167,7 +186,7 @@ export async function runSubAgent(req: SubAgentRequest, deps: SubAgentDeps): Pro
         registry: scoped,
         toolContext: { ...deps.context, tasks: new TaskBoard() },
         system: subAgentSystemPrompt(req, deps.now?.() ?? new Date()),
-        model: deps.model,
+        model: req.profile?.model || deps.model,
         maxTokens: deps.maxTokens,
         roundCap: limits.rounds,
         messages,

@@ -9,7 +9,10 @@ import type { Workspace } from '../workspace';
 import type { Settings } from '../settings';
 
 /** Something a tool wants the user to know beside its result (shown as a popup banner). */
-export type Notice = { kind: 'user_scripts_needed' };
+export type Notice =
+  | { kind: 'user_scripts_needed' }
+  /** Active skills a run had to leave out (a config that no longer checks out, an MCP server down). */
+  | { kind: 'skills_unavailable'; problems: { skill: string; message: string }[] };
 
 /** What the browser gives tools: the adapters chosen at start-up, and the network. */
 export type BrowserEnv = Pick<ToolEnv, 'tabs' | 'pages' | 'sandbox' | 'dom' | 'fetch' | 'workspace'>;

@@ -20,6 +20,16 @@ export interface ToolDefinition<S extends AnySchema = AnySchema> {
   name: string;
   description: string;
   input: S;
+  /**
+   * The JSON Schema the model sees, when it is not generated from `input`: a skill's own
+   * input_schema (whose valibot form in `input` checks the arguments).
+   */
+  inputSchema?: Anthropic.Tool.InputSchema;
+  /**
+   * Starts agents of its own (a delegate_to_agent skill): hidden from sub-agents, so delegation
+   * cannot nest or recurse without end.
+   */
+  spawnsAgent?: boolean;
   /** Largest accepted input, as JSON text. Checked after validation, so an oversized field
    *  is reported by name when the schema limits it. */
   maxInputChars?: number;
@@ -43,6 +53,8 @@ const DEFAULT_MAX_INPUT_CHARS = 200_000;
 /** What the loop dispatches tool calls through: the registry, or a sub-agent's cut of it. */
 export interface ToolDispatcher {
   modelTools(): Anthropic.Tool[];
+  /** Whether `name` starts agents itself (see ToolDefinition.spawnsAgent). */
+  spawnsAgent?(name: string): boolean;
   call(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome>;
 }
 
@@ -57,6 +69,19 @@ export class ToolRegistry implements ToolDispatcher {
     }
   }
 
+  /** This registry's tools plus `extra` (a run's skills); throws on a duplicate name. */
+  with(extra: readonly ToolDefinition<any>[]): ToolRegistry {
+    return extra.length ? new ToolRegistry([...this.tools.values(), ...extra]) : this;
+  }
+
+  has(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  spawnsAgent(name: string): boolean {
+    return !!this.tools.get(name)?.spawnsAgent;
+  }
+
   names(): string[] {
     return [...this.tools.keys()];
   }
@@ -66,7 +91,7 @@ export class ToolRegistry implements ToolDispatcher {
     this.modelToolsCache ??= [...this.tools.values()].map((t) => ({
       name: t.name,
       description: t.description,
-      input_schema: toModelSchema(t.input),
+      input_schema: t.inputSchema ?? modelSchemaOf(t),
     }));
     return this.modelToolsCache;
   }
@@ -95,6 +120,14 @@ export class ToolRegistry implements ToolDispatcher {
 }
 
 const fail = (content: string): ToolOutcome => ({ content, isError: true });
+
+/** Built-in tools' schemas are generated once, not once per run's registry. */
+const generated = new WeakMap<ToolDefinition, Anthropic.Tool.InputSchema>();
+function modelSchemaOf(tool: ToolDefinition): Anthropic.Tool.InputSchema {
+  let schema = generated.get(tool);
+  if (!schema) generated.set(tool, (schema = toModelSchema(tool.input)));
+  return schema;
+}
 
 function toModelSchema(schema: AnySchema): Anthropic.Tool.InputSchema {
   // Checks that JSON Schema cannot express (custom predicates) are still enforced by valibot.

@@ -89,7 +89,42 @@ export async function setSettings(page: Page, patch: Record<string, unknown>) {
     const api = (globalThis as any).browser ?? (globalThis as any).chrome;
     const got = await api.storage.local.get('settings');
     await api.storage.local.set({
-      settings: { version: 3, apiKey: '', baseUrl: 'https://api.anthropic.com', model: 'fake-model', maxTokens: 8192, roundCap: 50, summaryModel: '', scriptTimeoutSec: 30, ...got.settings, ...p },
+      settings: { version: 4, apiKey: '', baseUrl: 'https://api.anthropic.com', model: 'fake-model', maxTokens: 8192, roundCap: 50, summaryModel: '', scriptTimeoutSec: 30, ...got.settings, ...p },
     });
   }, patch);
+}
+
+export interface SeedSkill {
+  name: string;
+  description?: string;
+  skill_type: string;
+  config: Record<string, unknown> | string;
+  is_active?: boolean;
+}
+
+/** Replaces the stored skills (as the management page would save them), from an extension page. */
+export async function setSkills(page: Page, skills: SeedSkill[]) {
+  const records = skills.map((s, i) => ({
+    id: `skill-${i}-${s.name}`,
+    name: s.name,
+    description: s.description ?? `The ${s.name} skill.`,
+    skill_type: s.skill_type,
+    config_json: typeof s.config === 'string' ? s.config : JSON.stringify(s.config),
+    is_active: s.is_active ?? true,
+    created_at: 1,
+    updated_at: 1,
+  }));
+  await page.evaluate(async (skills) => {
+    const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+    await api.storage.local.set({ skills });
+  }, records);
+}
+
+/** Replaces the stored agent profiles (delegate_to_agent's targets). */
+export async function setAgentProfiles(page: Page, profiles: { name: string; slug: string; system_prompt?: string; model?: string; tools?: string[]; a2a_url?: string }[]) {
+  const records = profiles.map((p, i) => ({ id: `agent-${i}`, system_prompt: '', model: '', tools: [], a2a_url: '', created_at: 1, updated_at: 1, ...p }));
+  await page.evaluate(async (agentProfiles) => {
+    const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+    await api.storage.local.set({ agentProfiles });
+  }, records);
 }

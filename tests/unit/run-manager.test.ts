@@ -342,3 +342,41 @@ describe('RunManager against the fake Messages API and IndexedDB', () => {
     expect((await store.get(id))!.run.status).toBe('done');
   });
 });
+
+describe('RunManager with skills', () => {
+  it("adds the active skills' tools to each run and tells the user which were left out", async () => {
+    const store = await ConversationStore.open(`rm-${crypto.randomUUID()}`);
+    stores.push(store);
+    const settings: Settings = { ...defaultSettings(), apiKey: 'test-key', baseUrl: fake.url, model: 'fake-model', maxTokens: 1024 };
+    const { defineTool } = await import('../../lib/tools/registry');
+    const v = await import('valibot');
+    let loads = 0;
+    const shout = defineTool({
+      name: 'shout',
+      description: 'Upper-cases text.',
+      input: v.strictObject({ text: v.string() }),
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      run: ({ text }) => text.toUpperCase(),
+    });
+    const manager = new RunManager({
+      store,
+      registry: testRegistry(),
+      loadSettings: async () => settings,
+      createClient: createAnthropicClient,
+      skills: async () => {
+        loads++;
+        return { tools: [shout], problems: [{ skill: 'files', message: 'The MCP server at http://127.0.0.1:9 did not answer.' }] };
+      },
+    });
+    fake.script(toolCall('shout', { text: 'hi' }), text('Done.'));
+    const id = await manager.send(undefined, 'Shout hi');
+    const { of } = collect(manager, id);
+    await manager.settled(id);
+
+    const tools = fake.requests[0]!.body.tools as { name: string; input_schema: unknown }[];
+    expect(tools.at(-1)).toMatchObject({ name: 'shout', description: 'Upper-cases text.', input_schema: shout.inputSchema });
+    expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('HI');
+    expect(of('notice')).toEqual([{ type: 'notice', notice: { kind: 'skills_unavailable', problems: [{ skill: 'files', message: expect.stringContaining('did not answer') }] } }]);
+    expect(loads).toBe(1);
+  });
+});

@@ -9,8 +9,14 @@ import {
   type Settings,
 } from '../../lib/settings';
 
-/** The v3 fields (search, network, ask_user), at their defaults (spelled out: a changed default must show up here). */
+/** The v3 and v4 fields (search, network, ask_user, social media), at their defaults (spelled out: a changed default must show up here). */
 const SEARCH_DEFAULTS = {
+  instagramUserId: '',
+  instagramAccessToken: '',
+  instagramApiBase: '',
+  whatsappPhoneNumberId: '',
+  whatsappAccessToken: '',
+  whatsappApiBase: '',
   askUserTimeoutSec: 300,
   searchEngine: 'duckduckgo',
   bingApiKey: '',
@@ -70,6 +76,9 @@ describe('validateSettings', () => {
     ['endpoint that is not a URL', { duckduckgoEndpoint: 'html.duckduckgo.com' }, { duckduckgoEndpoint: 'settings_error_url_invalid' }],
     ['file: endpoint', { baiduEndpoint: 'file:///tmp/x.html' }, { baiduEndpoint: 'settings_error_url_invalid' }],
     ['ask_user timeout 0', { askUserTimeoutSec: 0 }, { askUserTimeoutSec: 'settings_error_ask_timeout' }],
+    ['an Instagram user id with letters', { instagramUserId: '17841x' }, { instagramUserId: 'settings_error_numeric_id' }],
+    ['a WhatsApp token with a space', { whatsappAccessToken: 'EAAG abc' }, { whatsappAccessToken: 'settings_error_secret_invalid' }],
+    ['a WhatsApp base that is not a URL', { whatsappApiBase: 'graph' }, { whatsappApiBase: 'settings_error_url_invalid' }],
     ['ask_user timeout over an hour', { askUserTimeoutSec: 3601 }, { askUserTimeoutSec: 'settings_error_ask_timeout' }],
     ['private-network switch as text', { allowPrivateNetwork: 'yes' }, { allowPrivateNetwork: 'settings_error_boolean' }],
   ])('%s → the field\'s i18n key, and only that field', (_name, patch, expected) => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConversationStore } from '../../lib/agent/conversation-store';
 import { createAnthropicClient } from '../../lib/agent/model';
 import { RunManager } from '../../lib/agent/run-manager';
-import { allowedFor, ScopedTools } from '../../lib/agent/sub-agents';
+import { allowedFor, ScopedTools, subAgentSystemPrompt } from '../../lib/agent/sub-agents';
 import type { RunEvent, SubAgentEvent } from '../../lib/agent/types';
 import { defaultSettings } from '../../lib/settings';
 import { agentTools } from '../../lib/tools/agent';
@@ -49,6 +49,28 @@ describe('ScopedTools (enforced where calls are dispatched)', () => {
       expect(allowedFor(type, 'ask_user')).toBe(false);
       expect(allowedFor(type, 'agent')).toBe(false);
     }
+  });
+
+  it("an agent profile's tool list narrows the type's, and still never reaches ask_user", async () => {
+    const scoped = new ScopedTools(registry, 'general', undefined, ['web_search', 'ask_user']);
+    expect(scoped.modelTools().map((t) => t.name)).toEqual(['web_search']);
+    expect(await scoped.call('open_tab', { url: 'https://x.example/' }, ctx)).toEqual({ isError: true, content: 'open_tab is not available to a general sub-agent. Its tools are: web_search.' });
+    expect(new ScopedTools(registry, 'general', undefined, []).modelTools()).toHaveLength(5);
+  });
+
+  it('hides tools that start agents themselves (a delegate skill) so delegation cannot nest', async () => {
+    const delegate = { ...stub('delegate', v.strictObject({ task: v.string() })), spawnsAgent: true };
+    const withDelegate = new ToolRegistry([...tools, delegate]);
+    const scoped = new ScopedTools(withDelegate, 'general');
+    expect(scoped.modelTools().map((t) => t.name)).not.toContain('delegate');
+    expect(await scoped.call('delegate', { task: 'again' }, ctx)).toMatchObject({ isError: true, content: /delegate is not available/ });
+  });
+
+  it("an agent profile's prompt leads the sub-agent's, with the rules every sub-agent keeps", () => {
+    const prompt = subAgentSystemPrompt({ prompt: 't', type: 'general', profile: { name: 'Editor', system: 'You edit prose tersely.' } }, new Date('2026-01-02T00:00:00Z'));
+    expect(prompt).toMatch(/^You are "Editor", an agent the main assistant delegated a task to\.\n\nYou edit prose tersely\./);
+    expect(prompt).toContain('you cannot ask the user anything');
+    expect(prompt).toContain('Today is 2026-01-02.');
   });
 
   it('refuses a call outside the type even when the model names it anyway', async () => {

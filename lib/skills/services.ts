@@ -1,0 +1,34 @@
+import type { ToolDefinition } from '../tools/registry';
+import type { AgentProfile, SkillRecord } from './types';
+
+/**
+ * What skill tools need beyond the run's ToolContext (whose env gives fetch, the sandbox, the
+ * workspace, settings and sub-agents): state that outlives one run.
+ */
+export interface SkillServices {
+  /** The saved agent profiles, for delegate_to_agent. */
+  profiles(): Promise<AgentProfile[]>;
+  /** Standard MCP servers (transport "streamable_http"): sessions and tool lists, kept across runs. */
+  mcp: McpServers;
+}
+
+export interface McpRemoteTool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface McpServers {
+  /**
+   * The server's tools, from the cache or (when none is cached, or `refresh`) from tools/list
+   * over a session that is opened on first use and kept.
+   */
+  listTools(skill: SkillRecord, options?: { refresh?: boolean; signal?: AbortSignal }): Promise<McpRemoteTool[]>;
+  /** tools/call on the skill's server; returns the text the model gets. */
+  callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string>;
+  /** Ends the session of a skill that was changed or deleted. */
+  forget(skillId: string): Promise<void>;
+}
+
+/** One skill type's tools for a record whose config has been checked. */
+export type SkillToolFactory<C> = (skill: SkillRecord, config: C, services: SkillServices) => Promise<ToolDefinition<any>[]> | ToolDefinition<any>[];

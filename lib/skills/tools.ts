@@ -1,0 +1,68 @@
+/**
+ * Active skills → the tools a run adds to the built-in ones. A skill whose config no longer checks
+ * out, or whose MCP server cannot list its tools, is left out with the reason instead of failing
+ * the run: the other tools still work.
+ */
+import type { ToolDefinition } from '../tools/registry';
+import { builtinSkillTools } from './builtin';
+import { parseSkillConfig, RUNNABLE_TYPES } from './config';
+import { httpSkillTools } from './http';
+import { mcpSkillTools } from './mcp-call';
+import type { SkillServices, SkillToolFactory } from './services';
+import type { SkillRecord } from './types';
+
+export interface SkillProblem {
+  skill: string;
+  message: string;
+}
+
+export interface SkillTools {
+  tools: ToolDefinition<any>[];
+  problems: SkillProblem[];
+}
+
+const FACTORIES: Record<string, SkillToolFactory<any>> = {
+  builtin: builtinSkillTools,
+  mcp: mcpSkillTools,
+  http: httpSkillTools,
+};
+
+/** The tools of the active skills in `records`; `taken` holds the built-in tools' names. */
+export async function buildSkillTools(records: readonly SkillRecord[], services: SkillServices, taken: ReadonlySet<string>): Promise<SkillTools> {
+  const names = new Set(taken);
+  const problems: SkillProblem[] = [];
+  const active = records.filter((r) => r.is_active);
+  const built = await Promise.all(
+    active.map(async (skill): Promise<ToolDefinition<any>[]> => {
+      const factory = FACTORIES[skill.skill_type];
+      if (!factory || !RUNNABLE_TYPES.includes(skill.skill_type)) {
+        problems.push({ skill: skill.name, message: `"${skill.skill_type}" skills cannot run in this version.` });
+        return [];
+      }
+      const config = parseSkillConfig(skill.skill_type, skill.config_json);
+      if (!config.ok) {
+        problems.push({ skill: skill.name, message: config.errors.join(' ') });
+        return [];
+      }
+      try {
+        return await factory(skill, config.config, services);
+      } catch (e) {
+        problems.push({ skill: skill.name, message: e instanceof Error ? e.message : String(e) });
+        return [];
+      }
+    }),
+  );
+  const tools: ToolDefinition<any>[] = [];
+  // In the records' order, so the first of two skills claiming a name keeps it.
+  built.forEach((defs, i) => {
+    for (const def of defs) {
+      if (names.has(def.name)) {
+        problems.push({ skill: active[i]!.name, message: `its tool "${def.name}" has the name of another tool and was left out.` });
+        continue;
+      }
+      names.add(def.name);
+      tools.push(def);
+    }
+  });
+  return { tools, problems };
+}
