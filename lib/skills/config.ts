@@ -18,7 +18,7 @@ export const BUILTIN_FUNCTIONS = [
 export type BuiltinFunction = (typeof BUILTIN_FUNCTIONS)[number];
 
 /** Types this version can run; the others are refused with a message saying so. */
-export const RUNNABLE_TYPES: readonly SkillType[] = ['builtin', 'mcp', 'http'];
+export const RUNNABLE_TYPES: readonly SkillType[] = ['builtin', 'mcp', 'http', 'function', 'database'];
 
 const httpUrl = v.pipe(
   v.string('must be a string'),
@@ -84,7 +84,34 @@ export const HttpConfigSchema = v.strictObject({
   input_schema: v.optional(inputSchema),
 });
 
+export const FUNCTION_LANGUAGES = ['javascript', 'python'] as const;
+export type FunctionLanguage = (typeof FUNCTION_LANGUAGES)[number];
+/** A function skill's code is capped: it travels in every review screen and sandbox message. */
+export const FUNCTION_CODE_MAX = 100_000;
+
+export const FunctionConfigSchema = v.strictObject({
+  language: v.pipe(
+    v.string('must be a string'),
+    v.transform((s) => s.trim().toLowerCase()),
+    // "js" and "py" are how people write them; stored as the full name.
+    v.transform((s) => (s === 'js' ? 'javascript' : s === 'py' ? 'python' : s)),
+    v.picklist(FUNCTION_LANGUAGES, `must be "javascript" or "python"`),
+  ),
+  code: v.pipe(
+    v.string('must be a string'),
+    v.nonEmpty('must not be empty: it defines run(args)'),
+    v.maxLength(FUNCTION_CODE_MAX, `must be at most ${FUNCTION_CODE_MAX} characters`),
+  ),
+  input_schema: v.optional(inputSchema),
+});
+
+export const DatabaseConfigSchema = v.strictObject({
+  db_id: v.pipe(v.string('must be a string'), v.trim(), v.nonEmpty('must not be empty'), v.regex(/^[\w-]{1,64}$/, 'must be 1–64 letters, digits, "_" or "-"')),
+});
+
 export type BuiltinConfig = v.InferOutput<typeof BuiltinConfigSchema>;
+export type FunctionConfig = v.InferOutput<typeof FunctionConfigSchema>;
+export type DatabaseConfig = v.InferOutput<typeof DatabaseConfigSchema>;
 export type McpConfig = v.InferOutput<typeof McpConfigSchema>;
 export type HttpConfig = v.InferOutput<typeof HttpConfigSchema>;
 
@@ -92,12 +119,16 @@ export interface ConfigByType {
   builtin: BuiltinConfig;
   mcp: McpConfig;
   http: HttpConfig;
+  function: FunctionConfig;
+  database: DatabaseConfig;
 }
 
 const SCHEMAS: { [K in keyof ConfigByType]: v.GenericSchema<unknown, ConfigByType[K]> } = {
   builtin: BuiltinConfigSchema,
   mcp: McpConfigSchema,
   http: HttpConfigSchema,
+  function: FunctionConfigSchema,
+  database: DatabaseConfigSchema,
 };
 
 export type ConfigResult<T> = { ok: true; config: T } | { ok: false; errors: string[] };

@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { checkProfile, checkSkill, hasErrors, SkillImportSchema, type ProfileErrors, type SkillErrors } from './record';
-import type { AgentProfile, AgentProfileDraft, SkillDraft, SkillRecord, SkillType } from './types';
+import { needsReview, type AgentProfile, type AgentProfileDraft, type SkillDraft, type SkillRecord, type SkillType } from './types';
 
 export const SKILLS_KEY = 'skills';
 export const PROFILES_KEY = 'agentProfiles';
@@ -46,8 +46,11 @@ export class SkillStore {
     return checkSkill(draft, { builtin: this.builtin, others: all.filter((s) => s.id !== id) });
   }
 
-  /** Creates (no id) or replaces a skill; refused with the form's errors when invalid. */
-  async save(draft: SkillDraft, id?: string): Promise<SaveResult<SkillRecord, SkillErrors>> {
+  /**
+   * Creates (no id) or replaces a skill; refused with the form's errors when invalid. A function
+   * skill whose code is new or changed is saved inactive, waiting for review (approve()).
+   */
+  async save(draft: SkillDraft, id?: string, by: 'user' | 'model' = 'user'): Promise<SaveResult<SkillRecord, SkillErrors>> {
     const all = await this.list();
     const errors = this.check(draft, id, all);
     if (hasErrors(errors)) return { ok: false, errors };
@@ -64,13 +67,52 @@ export class SkillStore {
       created_at: previous?.created_at ?? at,
       updated_at: at,
     };
+    if (draft.skill_type === 'function') {
+      if (previous?.skill_type === 'function' && previous.approved_config_json !== undefined) record.approved_config_json = previous.approved_config_json;
+      if (needsReview(record)) {
+        record.is_active = false;
+        record.proposed_by = previous && needsReview(previous) && previous.config_json === record.config_json ? (previous.proposed_by ?? by) : by;
+      }
+    }
     await this.write(previous ? all.map((s) => (s.id === id ? record : s)) : [...all, record]);
     return { ok: true, value: record };
   }
 
+  /** Refused (with the reason) for a function skill whose code waits for review. */
   async setActive(id: string, active: boolean): Promise<void> {
     const all = await this.list();
+    const skill = all.find((s) => s.id === id);
+    if (!skill) throw new Error('This skill no longer exists.');
+    if (active && needsReview(skill)) throw new Error(`The code of "${skill.name}" has not been approved yet: review it first.`);
     await this.write(all.map((s) => (s.id === id ? { ...s, is_active: active, updated_at: this.now() } : s)));
+  }
+
+  /**
+   * The user approves a function skill's code as it is now (`configJson`, what the review screen
+   * showed: a change made meanwhile is not approved by accident). It becomes active.
+   */
+  async approve(id: string, configJson: string): Promise<SkillRecord> {
+    const all = await this.list();
+    const skill = all.find((s) => s.id === id);
+    if (!skill) throw new Error('This skill no longer exists.');
+    if (skill.config_json !== configJson) throw new Error(`"${skill.name}" changed while it was being reviewed: review it again.`);
+    const { proposed_by: _by, ...rest } = skill;
+    const approved: SkillRecord = { ...rest, approved_config_json: skill.config_json, is_active: true, updated_at: this.now() };
+    await this.write(all.map((s) => (s.id === id ? approved : s)));
+    return approved;
+  }
+
+  /**
+   * The user turns a proposed change down: an approved skill goes back to its approved code (and
+   * stays inactive until switched on); a skill never approved is deleted.
+   */
+  async reject(id: string): Promise<void> {
+    const all = await this.list();
+    const skill = all.find((s) => s.id === id);
+    if (!skill || !needsReview(skill)) return;
+    if (skill.approved_config_json === undefined) return this.remove(id);
+    const { proposed_by: _by, ...rest } = skill;
+    await this.write(all.map((s) => (s.id === id ? { ...rest, config_json: skill.approved_config_json!, updated_at: this.now() } : s)));
   }
 
   async remove(id: string): Promise<void> {
@@ -116,7 +158,9 @@ export class SkillStore {
         return;
       }
       const at = this.now();
-      all.push({ ...draft, id: newId(), created_at: at, updated_at: at });
+      // Imported code is code the user has not read here: it waits for review like any other.
+      const review = draft.skill_type === 'function' ? { is_active: false, proposed_by: 'user' as const } : {};
+      all.push({ ...draft, ...review, id: newId(), created_at: at, updated_at: at });
       report.added.push(draft.name);
     });
     if (report.added.length) await this.write(all);

@@ -9,7 +9,7 @@ import { parseSkillConfig, RUNNABLE_TYPES } from './config';
 import { httpSkillTools } from './http';
 import { mcpSkillTools } from './mcp-call';
 import type { SkillServices, SkillToolFactory } from './services';
-import type { SkillRecord } from './types';
+import { needsReview, type SkillRecord } from './types';
 
 export interface SkillProblem {
   skill: string;
@@ -37,6 +37,11 @@ export async function buildSkillTools(records: readonly SkillRecord[], services:
       const factory = FACTORIES[skill.skill_type];
       if (!factory || !RUNNABLE_TYPES.includes(skill.skill_type)) {
         problems.push({ skill: skill.name, message: `"${skill.skill_type}" skills cannot run in this version.` });
+        return [];
+      }
+      // is_active is off while code waits for review; checked again here, where tools are made.
+      if (needsReview(skill)) {
+        problems.push({ skill: skill.name, message: 'its code waits for review on the management page (Skills).' });
         return [];
       }
       const config = parseSkillConfig(skill.skill_type, skill.config_json);

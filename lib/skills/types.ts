@@ -19,7 +19,19 @@ export interface SkillRecord {
   is_active: boolean;
   created_at: number;
   updated_at: number;
+  /**
+   * Function skills run code, so their code runs only once the user has read it: this is the
+   * config_json the user last approved. While config_json differs, the skill waits for review
+   * and stays inactive (the change-request flow).
+   */
+  approved_config_json?: string;
+  /** Who wrote the config_json that waits for review. */
+  proposed_by?: 'user' | 'model';
 }
+
+/** A function skill whose code has not been approved as it is now. */
+export const needsReview = (s: Pick<SkillRecord, 'skill_type' | 'config_json' | 'approved_config_json'>) =>
+  s.skill_type === 'function' && s.config_json !== s.approved_config_json;
 
 /** What a user edits: a record without its bookkeeping. */
 export type SkillDraft = Pick<SkillRecord, 'name' | 'description' | 'skill_type' | 'config_json' | 'is_active'>;

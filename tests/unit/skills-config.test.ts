@@ -79,8 +79,16 @@ describe('parseSkillConfig', () => {
     expect(errorOf(type, json)).toContain(message);
   });
 
-  it('says which types cannot run yet', () => {
-    expect(parseSkillConfig('database', '{"db_id":"x"}')).toEqual({ ok: false, errors: [expect.stringContaining('not supported in this version')] });
+  it('reads function and database configs, and refuses an unknown type', () => {
+    expect(parseSkillConfig('function', '{"language":" Py ","code":"def run(args):\\n  return str(args)"}')).toEqual({
+      ok: true,
+      config: { language: 'python', code: 'def run(args):\n  return str(args)' },
+    });
+    expect(parseSkillConfig('function', '{"language":"ruby","code":"x"}')).toEqual({ ok: false, errors: ['config_json.language must be "javascript" or "python".'] });
+    expect(parseSkillConfig('function', '{"language":"js","code":""}')).toEqual({ ok: false, errors: ['config_json.code must not be empty: it defines run(args).'] });
+    expect(parseSkillConfig('database', '{"db_id":"chinook"}')).toEqual({ ok: true, config: { db_id: 'chinook' } });
+    expect(parseSkillConfig('database', '{"db_id":"a b"}')).toMatchObject({ ok: false });
+    expect(parseSkillConfig('ftp' as never, '{}')).toEqual({ ok: false, errors: [expect.stringContaining('not supported in this version')] });
   });
 });
 

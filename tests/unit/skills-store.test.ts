@@ -100,7 +100,7 @@ describe('SkillStore', () => {
         { name: 'weather', description: 'Dup.', skill_type: 'http', config_json: { url: 'https://x' } },
         { name: 'search', description: 'Search.', skill_type: 'builtin', config_json: { function_name: 'web_search' }, is_active: true },
         { name: 'search', description: 'Again.', skill_type: 'builtin', config_json: { function_name: 'web_search' } },
-        { name: 'sql', description: 'DB.', skill_type: 'database', config_json: '{"db_id":"x"}' },
+        { name: 'sql', description: 'DB.', skill_type: 'ftp', config_json: '{"db_id":"x"}' },
         { name: 7 },
         'nonsense',
       ]),
@@ -109,7 +109,7 @@ describe('SkillStore', () => {
     expect(report.skipped).toEqual([
       expect.stringContaining('#1 "weather": Another skill is already called "weather"'),
       expect.stringContaining('#3 "search": Another skill'),
-      expect.stringContaining('#4 "sql": "database" skills are not supported'),
+      expect.stringContaining('#4 "sql": The type must be one of'),
       '#5: name must be a string.',
       '#6: not a skill object.',
     ]);
@@ -126,6 +126,48 @@ describe('SkillStore', () => {
     const report = await store.import(file);
     expect(report.added).toEqual([]);
     expect(report.skipped[0]).toContain(message);
+  });
+
+  describe('function skills wait for review', () => {
+    const fn = (code: string): SkillDraft => ({ name: 'shout', description: 'Shouts.', skill_type: 'function', config_json: JSON.stringify({ language: 'javascript', code }), is_active: true });
+
+    it('a new skill is saved inactive until approved, and cannot be switched on before', async () => {
+      const r = await store.save(fn('function run(a) { return "A"; }'));
+      if (!r.ok) throw new Error(JSON.stringify(r.errors));
+      expect(r.value).toMatchObject({ is_active: false, proposed_by: 'user' });
+      expect(r.value.approved_config_json).toBeUndefined();
+      await expect(store.setActive(r.value.id, true)).rejects.toThrow('has not been approved yet');
+      await expect(store.approve(r.value.id, 'something else')).rejects.toThrow('changed while it was being reviewed');
+      const approved = await store.approve(r.value.id, r.value.config_json);
+      expect(approved).toMatchObject({ is_active: true, approved_config_json: r.value.config_json });
+      expect(approved.proposed_by).toBeUndefined();
+    });
+
+    it('a change by the model goes inactive; rejecting it restores the approved code', async () => {
+      const r = await store.save(fn('function run() { return "v1"; }'));
+      if (!r.ok) throw new Error('save');
+      await store.approve(r.value.id, r.value.config_json);
+      // A description edit keeps the approved code: no review, still active.
+      const edited = await store.save({ ...fn('function run() { return "v1"; }'), description: 'Shouts loudly.' }, r.value.id);
+      expect(edited).toMatchObject({ ok: true, value: { is_active: true } });
+      const changed = await store.save(fn('function run() { return "v2"; }'), r.value.id, 'model');
+      expect(changed).toMatchObject({ ok: true, value: { is_active: false, proposed_by: 'model', approved_config_json: r.value.config_json } });
+      await store.reject(r.value.id);
+      const back = (await store.list())[0]!;
+      expect(back).toMatchObject({ config_json: r.value.config_json, is_active: false });
+      expect(back.proposed_by).toBeUndefined();
+      await store.setActive(back.id, true);
+      expect((await store.active()).map((s) => s.name)).toEqual(['shout']);
+    });
+
+    it('rejecting a skill never approved deletes it; imported code waits for review', async () => {
+      const r = await store.save(fn('function run() { return "x"; }'));
+      if (!r.ok) throw new Error('save');
+      await store.reject(r.value.id);
+      expect(await store.list()).toEqual([]);
+      await store.import(JSON.stringify([{ ...fn('function run() { return "i"; }'), is_active: true }]));
+      expect((await store.list())[0]).toMatchObject({ is_active: false, proposed_by: 'user' });
+    });
   });
 
   describe('agent profiles', () => {
