@@ -11,13 +11,15 @@ import { openWorkspace } from '../lib/workspace';
 import { migrateSettings } from '../lib/settings';
 import { browserSkillStore } from '../lib/skills/browser-store';
 import { McpServerSessions } from '../lib/skills/mcp-servers';
+import { storeProposals } from '../lib/skills/proposals';
 import { createSkillRuntime } from '../lib/skills/runtime';
 import { createBuiltinRegistry } from '../lib/tools';
 import { FETCH_TIMEOUT_MS, runSearch, SEARCH_TEST_QUERY } from '../lib/tools/web';
 
 export default defineBackground(() => {
   const adapters = createAdapters();
-  const skills = createSkillRuntime(browserSkillStore(), new McpServerSessions(globalThis.fetch.bind(globalThis)));
+  const skillStore = browserSkillStore();
+  const skills = createSkillRuntime(skillStore, new McpServerSessions(globalThis.fetch.bind(globalThis)));
   // Handlers are registered synchronously (a woken service worker must see the first message);
   // they wait for the store.
   const ready = (async () => {
@@ -31,7 +33,7 @@ export default defineBackground(() => {
       keepAlive: adapters.keepAlive,
       attention: adapters.attention,
       // fetch is bound: called detached from globalThis it throws "Illegal invocation".
-      browser: { tabs: adapters.tabs, pages: adapters.pages, sandbox: adapters.sandbox, dom: adapters.dom, fetch: globalThis.fetch.bind(globalThis), workspace: openWorkspace },
+      browser: { tabs: adapters.tabs, pages: adapters.pages, sandbox: adapters.sandbox, dom: adapters.dom, fetch: globalThis.fetch.bind(globalThis), workspace: openWorkspace, skillProposals: storeProposals(skillStore) },
     });
     await runs.recoverInterrupted();
     return { store, runs };

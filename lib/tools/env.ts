@@ -7,15 +7,18 @@ import type { TabsAdapter } from '../browser/tabs';
 import type { SandboxHost } from '../sandbox/types';
 import type { Workspace } from '../workspace';
 import type { Settings } from '../settings';
+import type { SkillProposals } from '../skills/proposals';
 
 /** Something a tool wants the user to know beside its result (shown as a popup banner). */
 export type Notice =
   | { kind: 'user_scripts_needed' }
   /** Active skills a run had to leave out (a config that no longer checks out, an MCP server down). */
-  | { kind: 'skills_unavailable'; problems: { skill: string; message: string }[] };
+  | { kind: 'skills_unavailable'; problems: { skill: string; message: string }[] }
+  /** The model proposed a function skill; it waits for the user's review. */
+  | { kind: 'skill_review'; name: string };
 
 /** What the browser gives tools: the adapters chosen at start-up, and the network. */
-export type BrowserEnv = Pick<ToolEnv, 'tabs' | 'pages' | 'sandbox' | 'dom' | 'fetch' | 'workspace'>;
+export type BrowserEnv = Pick<ToolEnv, 'tabs' | 'pages' | 'sandbox' | 'dom' | 'fetch' | 'workspace' | 'skillProposals'>;
 
 /** What tools reach the browser and the model through; built per run by the run manager. */
 export interface ToolEnv {
@@ -28,6 +31,8 @@ export interface ToolEnv {
   fetch: typeof fetch;
   /** The private OPFS workspace of the opfs_* tools. */
   workspace(): Promise<Workspace>;
+  /** Function skills the model proposes, saved for the user's review. */
+  skillProposals: SkillProposals;
   settings: Settings;
   /** Distils `text` with the model for `prompt`, in parts when it exceeds the model's context. */
   summarize(text: string, prompt: string, signal: AbortSignal): Promise<string>;
@@ -52,6 +57,7 @@ export function detachedEnv(settings: Settings): ToolEnv {
     dom: trap<DomHost>('dom'),
     fetch: missing('fetch') as typeof fetch,
     workspace: missing('workspace') as ToolEnv['workspace'],
+    skillProposals: trap<SkillProposals>('skillProposals'),
     settings,
     summarize: missing('summarize') as ToolEnv['summarize'],
     notify: () => {},

@@ -4,11 +4,12 @@ import { opfsTools } from './opfs';
 import { pageTools } from './pages';
 import { ToolRegistry, type ToolDefinition } from './registry';
 import { scriptTools } from './scripts';
+import { skillTools } from './skills';
 import { tabTools } from './tabs';
 import { taskTools } from './tasks';
 import { webTools } from './web';
 
 /** Every built-in tool, in the order the model sees them. Later families register here. */
-export const builtinTools: readonly ToolDefinition<any>[] = [...webTools, ...tabTools, ...pageTools, ...scriptTools, ...opfsTools, ...userTools, ...agentTools, ...taskTools];
+export const builtinTools: readonly ToolDefinition<any>[] = [...webTools, ...tabTools, ...pageTools, ...scriptTools, ...opfsTools, ...userTools, ...agentTools, ...taskTools, ...skillTools];
 
 export const createBuiltinRegistry = () => new ToolRegistry(builtinTools);

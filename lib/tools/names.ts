@@ -20,6 +20,7 @@ export const BUILTIN_TOOL_NAMES = [
   'create_task',
   'update_task',
   'list_tasks',
+  'propose_skill',
 ] as const;
 
 /** What an agent profile may be given: everything but asking the user and starting agents. */

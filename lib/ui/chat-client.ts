@@ -19,4 +19,6 @@ export interface ChatClient {
   remove(conversationId: string): Promise<void>;
   answer(conversationId: string, questionId: string, reply: UserReply): Promise<void>;
   openSettings(): void;
+  /** The management page's skills, where proposed function skills wait for review. */
+  openSkillReview?(): void;
 }

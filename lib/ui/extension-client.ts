@@ -81,5 +81,6 @@ export function createExtensionClient(): ChatClient {
     remove: (conversationId) => sendMessage('deleteConversation', { conversationId }),
     answer: (conversationId, questionId, reply) => sendMessage('answerQuestion', { conversationId, questionId, reply }),
     openSettings: () => void browser.runtime.openOptionsPage(),
+    openSkillReview: () => void browser.tabs.create({ url: browser.runtime.getURL('/options.html') + '#skills' }),
   };
 }
