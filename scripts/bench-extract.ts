@@ -16,13 +16,16 @@
  * Each page is read as if at its own address (its canonical URL, passed as `url`), so that its
  * links read as on the live site: same-origin links shown from their path.
  *
- *   npx vite-node scripts/bench-extract.ts [--browser [--repeat N]] [--only NAME] [--verbose]
+ *   npx vite-node scripts/bench-extract.ts [--browser [--repeat N] [--source]] [--only NAME] [--verbose]
  *
  * --browser: the same pages in headless Chromium (puppeteer-core, /usr/bin/chromium), served from
  * 127.0.0.1 with every other request blocked; the built .output/chrome-mv3/page-reader.js is
  * injected and window.__pagewrightReadPage({}) timed inside the page (cold: first call after
  * injection, as the tool does it), then a second (warm) call. --repeat N loads each page N times and
  * keeps the fastest, for a machine shared with other work. The 5 MB page is timed once.
+ * --source: inject lib/extract as it is now instead (bundled in memory by Vite, the toolchain of
+ * `wxt build`, minified the same way), to measure a change without rebuilding the extension; without
+ * it, a built reader older than its sources is reported.
  */
 import { launchBenchBrowser, offlinePage } from './offline-browser';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -31,11 +34,14 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { execSync } from 'node:child_process';
 import { JSDOM, VirtualConsole } from 'jsdom';
+import { build } from 'vite';
 import { ANNOTATION_RE, extractPage, stripAnnotations, type ExtractResult } from '../lib/extract';
 import { CONTROLS_HEADER } from '../lib/extract/controls';
 
 const FIXTURES = '/work/shared/fixtures/readability';
 const READER = path.resolve('.output/chrome-mv3/page-reader.js');
+const READER_ENTRY = path.resolve('entrypoints/page-reader.ts');
+const EXTRACT_DIR = path.resolve('lib/extract');
 const BIG_BYTES = 5 * 1024 * 1024;
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
@@ -245,12 +251,39 @@ function runNode(list: Page[]): void {
 
 // ---------- Chromium ----------
 
-async function runBrowser(list: Page[]): Promise<void> {
+/** page-reader.js as `wxt build` makes it (an IIFE that installs window.__pagewrightReadPage), from the current sources. */
+async function bundleReader(): Promise<string> {
+  const entry = 'virtual:pagewright-reader';
+  const out = await build({
+    configFile: false,
+    logLevel: 'silent',
+    plugins: [{
+      name: 'pagewright-reader-entry',
+      resolveId: (id) => (id === entry ? `\0${entry}` : null),
+      load: (id) => (id === `\0${entry}` ? `import script from ${JSON.stringify(READER_ENTRY)}; script.main();` : null),
+    }],
+    build: { write: false, minify: true, rollupOptions: { input: entry, output: { format: 'iife' } } },
+  });
+  const [result] = Array.isArray(out) ? out : [out];
+  if (!result || !('output' in result)) throw new Error('no bundle for page-reader');
+  return result.output[0].code;
+}
+
+async function loadReader(): Promise<string> {
+  if (flag('--source')) return bundleReader();
   if (!existsSync(READER)) {
     console.log('building the extension (npx wxt build) for page-reader.js…');
     execSync('npx wxt build', { stdio: 'inherit' });
   }
-  const reader = readFileSync(READER, 'utf8');
+  const built = statSync(READER).mtimeMs;
+  const sources = [READER_ENTRY, ...readdirSync(EXTRACT_DIR).map((f) => path.join(EXTRACT_DIR, f))];
+  const newer = sources.filter((f) => statSync(f).mtimeMs > built);
+  if (newer.length) console.log(`note: ${path.relative('.', READER)} is older than ${newer.map((f) => path.relative('.', f)).join(', ')} (rebuild, or pass --source)`);
+  return readFileSync(READER, 'utf8');
+}
+
+async function runBrowser(list: Page[]): Promise<void> {
+  const reader = await loadReader();
   const byName = new Map(list.map((p) => [p.name, p]));
   const big = bigPage(BIG_BYTES);
   const server = http.createServer((req, res) => {

@@ -159,6 +159,7 @@ function readPage(url: string, ctx: RenderContext, limit: number, annotate: bool
     lap('controls');
     if (controls) content = content ? `${content}\n\n---\n\n${controls}` : controls;
   } else {
+    snap.restore(); // the body is read whole: its navigation too
     content = render(body, limit);
     lap('render');
   }

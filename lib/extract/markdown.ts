@@ -236,7 +236,7 @@ export function createRenderer(ctx: RenderContext): Renderer {
 
   const whole = (root: Element) => tidy(service.turndown(root as unknown as TurndownService.Node));
   return (root, limit) => {
-    if (limit === undefined || (root.textContent?.length ?? 0) <= limit) return whole(root);
+    if (limit === undefined || (root.textContent?.length ?? 0) * MARKDOWN_GROWTH <= limit) return whole(root);
     // Convert the content in slices cut at block boundaries (big wrappers opened up), and stop
     // once past the limit.
     const parts: string[] = [];
@@ -276,6 +276,12 @@ function* units(el: Element): Generator<{ node: Node; text: number }> {
 }
 
 const SLICE = 16_000;
+/**
+ * Markdown runs longer than the text it holds (link URLs, annotations: half as long again on the
+ * Readability pages), so content with more than limit / MARKDOWN_GROWTH characters of text is
+ * converted in slices, in case it passes the limit before its end.
+ */
+const MARKDOWN_GROWTH = 2;
 /** Headings whose only selector is a longer chain of child steps go without one. */
 const MAX_HEADING_STEPS = 3;
 const WRAPPERS = new Set(['div', 'section', 'article', 'main', 'body', 'span', 'font', 'center']);

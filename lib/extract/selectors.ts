@@ -148,15 +148,16 @@ const OFTEN_UNIQUE_TAGS = new Set(['main', 'nav', 'header', 'footer', 'aside', '
  * Builds short, stable selectors that match exactly one element at reading time: #id, then test ids,
  * tag[name], [aria-label], a few more attributes, then a :nth-of-type chain anchored at the nearest
  * ancestor that has one of the first. Candidates are counted from per-attribute tallies (one
- * querySelectorAll per attribute and tree, not one per guess); the chosen selector is then checked
- * with querySelectorAll in its own tree, and the next candidate is tried if that check fails
- * (e.g. quirks-mode case folding).
+ * querySelectorAll per attribute and tree, not one per guess); the chosen selector is then checked,
+ * and the next candidate is tried if that check fails (e.g. quirks-mode case folding).
  *
- * On a huge tree (over EXHAUSTIVE_LIMIT elements: a 5 MB page has ~100k) each querySelectorAll
- * walks the whole tree, and thousands of them took 13 s. There, selectors that are unique by
- * construction are checked with matches() instead: a tallied attribute value that occurs once, and
- * a child chain from a unique anchor whose every step is unique among its siblings. Guesses that
- * only querySelectorAll can confirm (shortened chains) are not tried; #id is still checked (cheap).
+ * Selectors unique by construction — a tallied attribute value that occurs once, a child chain from a
+ * unique anchor whose every step is unique among its siblings — are checked with matches() (one
+ * element) rather than querySelectorAll (the whole tree), except in quirks mode where the tallies
+ * can be wrong; #id and the guesses only querySelectorAll can confirm (shortened chains) are checked
+ * with it. On a huge tree (over EXHAUSTIVE_LIMIT elements: a 5 MB page has ~100k) each
+ * querySelectorAll walks the whole tree, and thousands of them took 13 s: there the guesses are
+ * not tried, and matches() is trusted in quirks mode too; #id is still checked (cheap).
  */
 export class SelectorBuilder {
   private readonly cache = new Map<Element, string | null>();
@@ -201,9 +202,14 @@ export class SelectorBuilder {
     return size <= EXHAUSTIVE_LIMIT;
   }
 
-  /** `selector` names `el` alone in `scope`; `byConstruction`: it cannot name another, only a typo could fail it. */
+  /**
+   * `selector` names `el` alone in `scope`; `byConstruction`: it cannot name another, only a typo could
+   * fail it. Then matches() is enough — unless the tree is in quirks mode, where ids and classes
+   * match case-insensitively and the tallies (exact strings) could undercount — and it costs one
+   * element, not a walk of the whole tree per selector.
+   */
   private check(scope: Scope, selector: string, el: Element, byConstruction: boolean): boolean {
-    if (byConstruction && !this.exhaustive(scope)) return matches(el, selector);
+    if (byConstruction && (!this.exhaustive(scope) || !quirks(scope))) return matches(el, selector);
     return unique(scope, selector, el);
   }
 
@@ -412,6 +418,10 @@ function hostOf(root: Scope, doc: Document, frames: Map<Document, Element>): Ele
 }
 
 const EXHAUSTIVE_LIMIT = 20_000;
+
+function quirks(scope: Scope): boolean {
+  return ((scope.nodeType === 9 ? scope : scope.ownerDocument) as Document).compatMode === 'BackCompat';
+}
 
 function matches(el: Element, selector: string): boolean {
   try {

@@ -82,6 +82,16 @@ describe('extractPage', () => {
     expect(r.content).not.toContain(CONTROLS_HEADER);
   });
 
+  it('reads an app-like page whole, its navigation, asides and footer in place', () => {
+    // The copy Defuddle reads goes without them; the body read whole must have them back, in order.
+    const doc = page(`<header><nav aria-label="Main"><a href="/home">Home</a></nav></header><main><h1>Settings</h1><p>Few words here.</p></main><aside><p>A tip</p></aside><footer><p>Help desk</p></footer>`);
+    const r = extractPage(doc);
+    expect(r.usedSelector).toBe('body');
+    const at = ['[Home](/home)', '# Settings', 'A tip', 'Help desk'].map((s) => r.content.indexOf(s));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
+  });
+
   it('reads only the subtree a selector names', () => {
     const doc = page(ARTICLE_PAGE);
     const r = extractPage(doc, { selector: '#login' });
