@@ -56,6 +56,8 @@ async function run(args) {
     websocket: () => new Promise((ok, no) => { const w = new WebSocket(url.replace('http', 'ws') + '/ws'); w.onopen = ok; w.onerror = () => no(new Error('ws error')); }),
     dynamic_import: () => import(url + '/module.js'),
     import_scripts: () => importScripts(url + '/script.js'),
+    nested_worker: () => new Worker(url + '/worker.js'),
+    broadcast_channel: () => new BroadcastChannel('pagewright'),
     extension_api: () => (globalThis.chrome ?? globalThis.browser).runtime.id,
     indexed_db: () => indexedDB.open('x'),
     caches: () => caches.keys(),
@@ -131,6 +133,21 @@ def load_package():
     import pyodide_js
     return pyodide_js.loadPackage("numpy")
 
+async def load_package_url():
+    # loadPackage reports a failed download on stderr instead of raising: the import tells.
+    import pyodide_js
+    await pyodide_js.loadPackage(URL + "/six-1.16.0-py2.py3-none-any.whl")
+    import six
+    return six.__version__
+
+def nested_worker():
+    import js
+    return js.Worker.new(URL + "/worker.js")
+
+def broadcast_channel():
+    import js
+    return js.BroadcastChannel.new("pagewright")
+
 def micropip():
     import micropip
     return micropip.install("six")
@@ -166,7 +183,7 @@ def page_dom():
 
 async def run(args):
     probes = [js_fetch, pyfetch, open_url, urllib_get, raw_socket, xhr, websocket, dynamic_import, import_scripts,
-              load_package, micropip, extension_api, indexed_db, caches, local_storage, opfs, cookie, page_dom]
+              load_package, load_package_url, nested_worker, broadcast_channel, micropip, extension_api, indexed_db, caches, local_storage, opfs, cookie, page_dom]
     out = {}
     for probe in probes:
         out[probe.__name__] = await attempt(probe)
@@ -232,9 +249,11 @@ describe.each(browsers)('function skills in %s', (name) => {
       const before = server.hits.length;
       const [result] = await session.agentRuns([() => ({ name: 'escape', input: {} })]);
       expect(result!.isError).toBe(false);
-      // The skill returns JSON text; the harness hands it back parsed.
-      const probes = result!.content as Record<string, string>;
-      expect(Object.keys(probes).length).toBeGreaterThanOrEqual(py ? 18 : 11);
+      // The skill returns JSON text (beside its output, if it printed any); the harness parses it.
+      const content = result!.content as { result?: string; logs?: string[] } & Record<string, string>;
+      const probes = (typeof content.result === 'string' ? JSON.parse(content.result) : content) as Record<string, string>;
+      if (process.env.SHOW_PROBES) console.log(name, language, JSON.stringify(content, null, 1));
+      expect(Object.keys(probes).length).toBeGreaterThanOrEqual(py ? 21 : 13);
       for (const [probe, outcome] of Object.entries(probes)) expect(`${probe}: ${outcome}`).toMatch(new RegExp(`^${probe}: blocked: `));
       // Give anything that did get out time to arrive.
       await new Promise((r) => setTimeout(r, 500));
