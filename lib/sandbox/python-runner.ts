@@ -13,7 +13,7 @@ import type { RealmResult, RealmRunRequest } from './report';
  * it if it is async, and checks that it returned a str. Answers a JSON report, never raises.
  */
 export const PYTHON_RUNNER = String.raw`
-import builtins, inspect, json, traceback
+import builtins, inspect, json, linecache, traceback
 
 _MAX_FRAMES = 8
 
@@ -41,6 +41,8 @@ def _fail(message):
     return json.dumps({"ok": False, "error": {"kind": "runtime", "message": message}})
 
 async def call(code, args_json):
+    # Tracebacks then quote the code's own lines.
+    linecache.cache["<code>"] = (len(code), None, code.splitlines(True), "<code>")
     try:
         compiled = compile(code, "<code>", "exec")
     except (SyntaxError, ValueError) as e:
