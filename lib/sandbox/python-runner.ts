@@ -63,6 +63,28 @@ async def call(code, args_json):
     return json.dumps({"ok": True, "result": result})
 `;
 
+/** Python's heap may grow to this; beyond it allocations fail with MemoryError. */
+export const PYTHON_MAX_MEMORY_BYTES = 512 * 1024 * 1024;
+
+/**
+ * Pyodide's WebAssembly memory may grow to 4 GB, and in Chrome the Worker shares its process
+ * with the extension's pages: code that allocates without end would take them all down. Its
+ * heap grows only through Memory.prototype.grow (emscripten's resize_heap), so refusing growth
+ * past `maxBytes` there turns that into a MemoryError in Python. Call before loading Pyodide,
+ * in the realm that will run it. Code cannot undo it: deleting the wrapper leaves no grow at all.
+ */
+export function capWasmMemory(maxBytes: number = PYTHON_MAX_MEMORY_BYTES, memory: typeof WebAssembly.Memory = WebAssembly.Memory): void {
+  const grow = memory.prototype.grow;
+  Object.defineProperty(memory.prototype, 'grow', {
+    configurable: true,
+    writable: false,
+    value: function (this: WebAssembly.Memory, pages: number) {
+      if (this.buffer.byteLength + Number(pages) * 65_536 > maxBytes) throw new RangeError('The Python sandbox is out of memory.');
+      return grow.call(this, pages);
+    },
+  });
+}
+
 export interface PythonRealm {
   /** One call; `onLog` gets each printed line at once, so a killed run still has its output. */
   run(request: RealmRunRequest, onLog?: (line: string) => void): Promise<RealmResult>;

@@ -13,7 +13,7 @@
  */
 import { info as lockInfo } from 'pyodide/pyodide-lock.json';
 import type { PyodideAPI } from 'pyodide';
-import { preparePython, type PythonRealm } from './python-runner';
+import { capWasmMemory, preparePython, type PythonRealm } from './python-runner';
 import type { PythonAssets, PythonWorkerReply, PythonWorkerRequest } from './python-protocol';
 
 /** Names deleted from the global scope and every prototype on its chain. */
@@ -84,6 +84,7 @@ async function load(indexURL: string, assets: PythonAssets): Promise<PyodideAPI>
     if (!url.startsWith(indexURL) || !file) throw new TypeError('The Python sandbox has no network.');
     return new Response(file.bytes, { headers: { 'content-type': file.type } });
   };
+  capWasmMemory();
   // Pyodide's own modules, from the extension (script-src 'self' allows exactly that).
   const loader = (await import(/* @vite-ignore */ `${indexURL}pyodide.mjs`)) as typeof import('pyodide');
   const asm = (await import(/* @vite-ignore */ `${indexURL}pyodide.asm.mjs`)) as { default: unknown };

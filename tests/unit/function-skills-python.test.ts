@@ -7,7 +7,7 @@ import { loadPyodide } from 'pyodide';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functionRunner, type RealmHost } from '../../lib/sandbox/functions';
 import type { PreludeLimits } from '../../lib/sandbox/prelude';
-import { finishReport, LogBuffer, preparePython, type PythonRealm } from '../../lib/sandbox/python-runner';
+import { capWasmMemory, finishReport, LogBuffer, preparePython, type PythonRealm } from '../../lib/sandbox/python-runner';
 import { toOutcome } from '../../lib/sandbox/report';
 import type { SandboxOutcome } from '../../lib/sandbox/types';
 
@@ -83,6 +83,15 @@ describe('a Python function call', () => {
     expect(out).toMatchObject({ ok: false, error: { kind: 'syntax', message: 'SyntaxError: invalid syntax (line 2, column 9)' } });
     expect((out as { error: { stack: string } }).error.stack).toContain('File "<code>", line 2\n    x = = 1\n        ^');
     expect(await call('def run(args):\n  return 1\n    return 2\n')).toMatchObject({ ok: false, error: { kind: 'syntax', message: expect.stringMatching(/^IndentationError: unexpected indent \(line 3/) } });
+  });
+
+  it('turns allocation past the memory cap into a MemoryError, and the next call works', async () => {
+    // The Worker caps before loading; here growth is refused from now on (Node's WebAssembly,
+    // this test file's realm only).
+    capWasmMemory(256 * 1024 * 1024);
+    const out = await call('def run(args):\n    chunks = []\n    while True:\n        chunks.append(bytearray(16 * 1024 * 1024))\n');
+    expect(out).toMatchObject({ ok: false, error: { kind: 'runtime', message: 'MemoryError' } });
+    expect(await call('def run(args):\n    return "still here"\n')).toMatchObject({ ok: true, result: 'still here' });
   });
 
   it('cuts a long str at the output budget', async () => {
