@@ -197,6 +197,32 @@ describe.each(browsers)('function skills in %s', (name) => {
   beforeAll(() => server.start());
   afterAll(() => server.stop());
 
+  it('the 5 s limit, timed from an extension page: the loop stops at 5 s in both languages', async () => {
+    const { page } = session.popup;
+    const timed = (language: string, code: string) =>
+      page.evaluate(
+        async (language, code) => {
+          const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+          const data = { runId: `limit-${Math.random()}`, language, code, args: {}, timeoutMs: 5000 };
+          const t = performance.now();
+          const reply = await api.runtime.sendMessage({ id: Date.now(), type: 'sandboxFunction', data, timestamp: Date.now() });
+          return { ms: performance.now() - t, outcome: reply?.res ?? reply };
+        },
+        language,
+        code,
+      );
+    const loops = { javascript: 'function run(args) { while (true) {} }', python: 'def run(args):\n    while True:\n        pass\n' };
+    const quick = { javascript: 'function run(args) { return "ok" }', python: 'def run(args):\n    return "ok"\n' };
+    for (const language of ['javascript', 'python'] as const) {
+      expect((await timed(language, quick[language])).outcome).toMatchObject({ ok: true, result: 'ok' });
+      const spin = await timed(language, loops[language]);
+      expect(spin.outcome).toMatchObject({ ok: false, error: { kind: 'timeout' } });
+      expect(spin.ms).toBeGreaterThanOrEqual(4900);
+      expect(spin.ms).toBeLessThan(7000);
+      expect((await timed(language, quick[language])).outcome).toMatchObject({ ok: true, result: 'ok' });
+    }
+  });
+
   for (const language of ['javascript', 'python'] as const) {
     const py = language === 'python';
 
