@@ -23,6 +23,7 @@ export interface PythonWorkers {
 
 /** Loading Pyodide: ~10 MB of WebAssembly and the standard library; seconds on a busy machine. */
 const LOAD_TIMEOUT_MS = 60_000;
+const START_GRACE_MS = 5_000;
 const ABORTED = 'The run was stopped before the code finished.';
 
 interface Loaded {
@@ -108,11 +109,14 @@ export function pythonRealmHost(workers: PythonWorkers): RealmHost {
         if (!m || !('runId' in m) || m.runId !== runId) return;
         if (m.type === 'started') {
           runStarted = performance.now();
+          clearTimeout(timer);
           timer = setTimeout(() => killed('timeout', timeoutMessage(timeoutMs)), timeoutMs);
         } else if (m.type === 'log') {
           if (typeof m.line === 'string' && logs.length <= request.limits.maxLogLines) logs.push(m.line);
         } else if (m.type === 'result') {
-          done(toOutcome(m.result, request.limits, performance.now() - runStarted), false);
+          // 'failed' is Pyodide itself failing (the runner reports the code's errors as done):
+          // the interpreter may be broken, so the next call gets a fresh one.
+          done(toOutcome(m.result, request.limits, performance.now() - runStarted), m.result?.status === 'failed');
         }
       };
       const onError = (e: ErrorEvent) => {
@@ -121,6 +125,8 @@ export function pythonRealmHost(workers: PythonWorkers): RealmHost {
       };
       worker.addEventListener('message', onMessage);
       worker.addEventListener('error', onError);
+      // A loaded Worker answers "started" at once; one that does not is stuck.
+      timer = setTimeout(() => killed('host', 'The Python worker did not respond and was restarted.'), timeoutMs + START_GRACE_MS);
       unsubscribe = onAbort(signal, () => killed('aborted', ABORTED));
       worker.postMessage({ type: 'run', runId, request: { ...request, timeoutMs } } satisfies PythonWorkerRequest);
     });
