@@ -7,6 +7,8 @@ import { loadPyodide } from 'pyodide';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { functionRunner, type RealmHost } from '../../lib/sandbox/functions';
 import type { PreludeLimits } from '../../lib/sandbox/prelude';
+import { pythonRealmHost } from '../../lib/sandbox/python-host';
+import type { PythonWorkerReply, PythonWorkerRequest } from '../../lib/sandbox/python-protocol';
 import { capWasmMemory, finishReport, LogBuffer, preparePython, type PythonRealm } from '../../lib/sandbox/python-runner';
 import { toOutcome } from '../../lib/sandbox/report';
 import type { SandboxOutcome } from '../../lib/sandbox/types';
@@ -113,5 +115,95 @@ describe('the Python log buffer and report', () => {
     expect(JSON.parse(finishReport('{"ok": true, "result": "hi"}', ['l'], LIMITS))).toEqual({ ok: true, result: 'hi', truncated: false, logs: ['l'] });
     const failed = { ok: false, error: { kind: 'runtime', message: 'm' } };
     expect(JSON.parse(finishReport(JSON.stringify(failed), [], LIMITS))).toEqual({ ...failed, logs: [] });
+  });
+});
+
+describe('the Python host (a Worker per interpreter, killed at the limit)', () => {
+  /** Stands in for the Pyodide Worker: loads in `loadMs`, answers a run at once, or never for "spin". */
+  class FakeWorker extends EventTarget {
+    static made: FakeWorker[] = [];
+    terminated = false;
+    loads = 0;
+    constructor(private readonly loadMs = 20) {
+      super();
+      FakeWorker.made.push(this);
+    }
+    postMessage(m: PythonWorkerRequest) {
+      const send = (data: PythonWorkerReply) => setTimeout(() => !this.terminated && this.dispatchEvent(new MessageEvent('message', { data })), 0);
+      if (m.type === 'load') {
+        this.loads++;
+        setTimeout(() => send({ type: 'loaded', ms: this.loadMs }), this.loadMs);
+      } else if (m.type === 'run') {
+        send({ type: 'started', runId: m.runId });
+        send({ type: 'log', runId: m.runId, line: `running ${m.request.code}` });
+        if (m.request.code !== 'spin') {
+          const report = JSON.stringify({ ok: true, result: `did ${m.request.code}`, truncated: false, logs: [`running ${m.request.code}`] });
+          send({ type: 'result', runId: m.runId, result: { status: 'done', report, durationMs: 1 } });
+        }
+      }
+    }
+    terminate() {
+      this.terminated = true;
+    }
+  }
+  const assets = async () => ({ wasm: new ArrayBuffer(8), stdlib: new ArrayBuffer(8) });
+  const host = () => {
+    FakeWorker.made = [];
+    return pythonRealmHost({ spawn: () => new FakeWorker() as unknown as Worker, assets, indexURL: 'x:/pyodide/' });
+  };
+  const request = (code: string, timeoutMs = 300) => ({ code, timeoutMs, limits: LIMITS, argsJson: '{}' });
+
+  it('loads one Worker on the first call and keeps it', async () => {
+    const python = host();
+    expect(FakeWorker.made).toHaveLength(0);
+    expect(await python.runRequest(request('a'))).toMatchObject({ ok: true, result: 'did a', logs: ['running a'] });
+    expect(await python.runRequest(request('b'))).toMatchObject({ ok: true, result: 'did b' });
+    expect(FakeWorker.made).toHaveLength(1);
+  });
+
+  it('terminates a Worker at the limit, with the output so far, and starts a fresh one at once', async () => {
+    const python = host();
+    await python.runRequest(request('warm'));
+    const started = performance.now();
+    const out = await python.runRequest(request('spin', 200));
+    expect(out).toMatchObject({ ok: false, error: { kind: 'timeout' }, logs: ['running spin'] });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+    expect(FakeWorker.made[0]!.terminated).toBe(true);
+    expect(FakeWorker.made).toHaveLength(2);
+    expect(await python.runRequest(request('next'))).toMatchObject({ ok: true, result: 'did next' });
+    expect(FakeWorker.made).toHaveLength(2);
+  });
+
+  it('runs calls one at a time; waiting counts against the limit', async () => {
+    const python = host();
+    await python.runRequest(request('warm'));
+    const [spin, queued] = await Promise.all([python.runRequest(request('spin', 200)), python.runRequest(request('after', 100))]);
+    expect(spin).toMatchObject({ ok: false, error: { kind: 'timeout' } });
+    expect(queued).toMatchObject({ ok: false, error: { kind: 'timeout', message: expect.stringContaining('busy with other calls') } });
+  });
+
+  it('stops a call when aborted', async () => {
+    const python = host();
+    await python.runRequest(request('warm'));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    expect(await python.runRequest(request('spin', 5000), controller.signal)).toMatchObject({ ok: false, error: { kind: 'aborted' } });
+    expect(FakeWorker.made[0]!.terminated).toBe(true);
+  });
+
+  it('says why when Pyodide cannot be read, and tries again on the next call', async () => {
+    let fail = true;
+    FakeWorker.made = [];
+    const python = pythonRealmHost({
+      spawn: () => new FakeWorker() as unknown as Worker,
+      assets: async () => {
+        if (fail) throw new Error('pyodide.asm.wasm is missing');
+        return assets();
+      },
+      indexURL: 'x:/pyodide/',
+    });
+    expect(await python.runRequest(request('a'))).toMatchObject({ ok: false, error: { kind: 'host', message: "Python could not start: Pyodide's files could not be read: pyodide.asm.wasm is missing" } });
+    fail = false;
+    expect(await python.runRequest(request('b'))).toMatchObject({ ok: true, result: 'did b' });
   });
 });
