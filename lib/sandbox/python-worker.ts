@@ -33,6 +33,11 @@ export const PYTHON_REMOVED_GLOBALS = [
   'cookieStore',
   'BroadcastChannel',
   'Notification',
+  // FontFace fetches font files from URLs, in Workers too (Firefox's extension CSP has no
+  // font-src to stop it).
+  'FontFace',
+  'FontFaceSet',
+  'fonts',
   'postMessage',
   'onmessage',
   'close',

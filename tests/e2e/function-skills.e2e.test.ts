@@ -148,6 +148,13 @@ def broadcast_channel():
     import js
     return js.BroadcastChannel.new("pagewright")
 
+async def font_face():
+    # FontFace loads fonts from URLs, in Workers too.
+    import js
+    face = js.FontFace.new("probe", "url(" + URL + "/font.woff2)")
+    await face.load()
+    return face.status
+
 def micropip():
     import micropip
     return micropip.install("six")
@@ -183,7 +190,7 @@ def page_dom():
 
 async def run(args):
     probes = [js_fetch, pyfetch, open_url, urllib_get, raw_socket, xhr, websocket, dynamic_import, import_scripts,
-              load_package, load_package_url, nested_worker, broadcast_channel, micropip, extension_api, indexed_db, caches, local_storage, opfs, cookie, page_dom]
+              load_package, load_package_url, nested_worker, broadcast_channel, font_face, micropip, extension_api, indexed_db, caches, local_storage, opfs, cookie, page_dom]
     out = {}
     for probe in probes:
         out[probe.__name__] = await attempt(probe)
@@ -279,7 +286,7 @@ describe.each(browsers)('function skills in %s', (name) => {
       const content = result!.content as { result?: string; logs?: string[] } & Record<string, string>;
       const probes = (typeof content.result === 'string' ? JSON.parse(content.result) : content) as Record<string, string>;
       if (process.env.SHOW_PROBES) console.log(name, language, JSON.stringify(content, null, 1));
-      expect(Object.keys(probes).length).toBeGreaterThanOrEqual(py ? 21 : 13);
+      expect(Object.keys(probes).length).toBeGreaterThanOrEqual(py ? 22 : 13);
       for (const [probe, outcome] of Object.entries(probes)) expect(`${probe}: ${outcome}`).toMatch(new RegExp(`^${probe}: blocked: `));
       // Give anything that did get out time to arrive.
       await new Promise((r) => setTimeout(r, 500));
