@@ -38,12 +38,21 @@ export const PYTHON_REMOVED_GLOBALS = [
   'FontFace',
   'FontFaceSet',
   'fonts',
+  // Chrome's old file system API (the extension's origin in Firefox has none of these).
+  'webkitRequestFileSystem',
+  'webkitRequestFileSystemSync',
+  'webkitResolveLocalFileSystemURL',
+  'webkitResolveLocalFileSystemSyncURL',
   'postMessage',
   'onmessage',
   'close',
 ];
-/** Deleted from navigator (and its prototype): OPFS and the storage quota, web locks. */
-const REMOVED_NAVIGATOR = ['storage', 'locks', 'serviceWorker'];
+/**
+ * Deleted from navigator (and its prototype): OPFS and the storage quota, web locks, devices.
+ * Both lists were checked against every name a loaded Worker's global scope, its prototypes
+ * and its navigator hold in Chromium and Firefox ESR; what remains reaches nothing outside.
+ */
+const REMOVED_NAVIGATOR = ['storage', 'locks', 'serviceWorker', 'serial', 'usb', 'hid', 'bluetooth', 'permissions'];
 
 export function startPythonWorker(): void {
   const scope = globalThis as unknown as Window;
