@@ -1,5 +1,9 @@
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { defineConfig } from 'wxt';
+import { PYODIDE_DIR, PYODIDE_FILES } from './lib/sandbox/python-protocol';
+
+const pyodideRoot = path.dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
 
 // Firefox ships as MV2: a persistent background page is never suspended mid-run, has a DOM
 // (DOMParser, blob URLs) without an offscreen document, and host permissions are granted at
@@ -7,6 +11,13 @@ import { defineConfig } from 'wxt';
 export default defineConfig({
   modules: ['@wxt-dev/module-svelte'],
   imports: false,
+  hooks: {
+    // Python for function skills ships inside the extension (never fetched from a CDN): the
+    // Python Worker imports the two JS modules, its host reads the WebAssembly and the stdlib.
+    'build:publicAssets': (_wxt, files) => {
+      for (const name of PYODIDE_FILES) files.push({ absoluteSrc: path.join(pyodideRoot, name), relativeDest: `${PYODIDE_DIR.slice(1)}${name}` });
+    },
+  },
   vite: () => ({
     plugins: [
       {

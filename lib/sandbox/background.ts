@@ -5,7 +5,7 @@ import { sandboxMessaging } from './protocol';
 import type { SandboxHost } from './types';
 
 /**
- * Answers `sandboxRun` / `sandboxAbort` from extension pages (never from content scripts,
+ * Answers `sandboxRun` / `sandboxFunction` / `sandboxAbort` from extension pages (never from content scripts,
  * which speak for web pages). Call once from the background, with the adapters' host.
  */
 export function registerSandboxMessages(host: SandboxHost = createSandboxHost()): void {
@@ -27,6 +27,19 @@ export function registerSandboxMessages(host: SandboxHost = createSandboxHost())
     running.set(data.runId, controller);
     try {
       return await hostFor(data.engine).run(data.code, { timeoutMs: data.timeoutMs, maxOutputChars: data.maxOutputChars, signal: controller.signal });
+    } finally {
+      running.delete(data.runId);
+    }
+  });
+  sandboxMessaging.onMessage('sandboxFunction', async ({ data, sender }) => {
+    if (!fromExtensionPage(sender)) throw new Error('sandboxFunction is only answered for extension pages.');
+    if (!host.runFunction) throw new Error('This sandbox has no function runner.');
+    if (running.has(data.runId)) throw new Error(`A run with id ${data.runId} is already running.`);
+    const controller = new AbortController();
+    running.set(data.runId, controller);
+    try {
+      const { language, code, args, timeoutMs } = data;
+      return await host.runFunction({ language, code, args, timeoutMs, signal: controller.signal });
     } finally {
       running.delete(data.runId);
     }

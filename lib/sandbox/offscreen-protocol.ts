@@ -16,6 +16,15 @@ import type { SandboxOutcome } from './types';
  *   without Intl, URL, TextEncoder and the like.
  */
 export type SandboxEngine = 'v8' | 'quickjs';
+/** Where one request runs: a JavaScript engine, or Python (Pyodide) for function skills. */
+export type RealmEngine = SandboxEngine | 'python';
+
+/**
+ * A run's clock starts once its engine is loaded; the watchdogs around it allow for the load.
+ * Pyodide's cold start (10 MB of WebAssembly and the standard library) takes seconds, more on
+ * a busy machine.
+ */
+export const startAllowanceMs = (engine: RealmEngine) => (engine === 'python' ? 40_000 : 0);
 
 /**
  * Chrome: background service worker → offscreen document. A map of its own, with names no
@@ -23,7 +32,7 @@ export type SandboxEngine = 'v8' | 'quickjs';
  * @webext-core/messaging allows one listener per message type per context.
  */
 export interface OffscreenProtocol {
-  sandboxOffscreenRun(data: { runId: string; engine: SandboxEngine; request: RealmRunRequest }): SandboxOutcome;
+  sandboxOffscreenRun(data: { runId: string; engine: RealmEngine; request: RealmRunRequest }): SandboxOutcome;
   sandboxOffscreenAbort(data: { runId: string }): void;
   /** web_fetch: fetched HTML → Markdown (the service worker has no DOMParser). */
   domHtmlToMarkdown(data: FetchedPageRequest): FetchedPage;

@@ -5,7 +5,8 @@
  */
 import { browser } from 'wxt/browser';
 import { SANDBOX_CONNECT, type PageReply, type PageRequest } from './frame-protocol';
-import { offscreenMessaging, type SandboxEngine } from './offscreen-protocol';
+import { offscreenMessaging, startAllowanceMs, type RealmEngine } from './offscreen-protocol';
+import { fetchPythonAssets, PYODIDE_DIR } from './python-protocol';
 import { failure, toOutcome, type RealmRunRequest } from './report';
 import type { SandboxErrorKind, SandboxOutcome } from './types';
 
@@ -25,7 +26,7 @@ class SandboxFrame {
   private iframe: HTMLIFrameElement | null = null;
   private readonly pending = new Map<string, Pending>();
 
-  run(runId: string, engine: SandboxEngine, request: RealmRunRequest): Promise<SandboxOutcome> {
+  run(runId: string, engine: RealmEngine, request: RealmRunRequest): Promise<SandboxOutcome> {
     return new Promise<SandboxOutcome>((resolve) => {
       let watchdog: ReturnType<typeof setTimeout> | undefined;
       const entry: Pending = {
@@ -43,10 +44,8 @@ class SandboxFrame {
         (port) => {
           if (this.pending.get(runId) !== entry) return; // aborted while the frame was starting
           entry.port = port;
-          watchdog = setTimeout(
-            () => this.reset(`The sandbox did not answer within ${request.timeoutMs + FRAME_SILENCE_MS} ms and was restarted.`),
-            request.timeoutMs + FRAME_SILENCE_MS,
-          );
+          const silence = request.timeoutMs + FRAME_SILENCE_MS + startAllowanceMs(engine);
+          watchdog = setTimeout(() => this.reset(`The sandbox did not answer within ${silence} ms and was restarted.`), silence);
           port.postMessage({ type: 'run', runId, engine, request } satisfies PageRequest);
         },
         (e: unknown) => entry.resolve(failed('host', String(e), entry.started)),
@@ -82,6 +81,8 @@ class SandboxFrame {
             } else if (m?.type === 'result') {
               const p = this.pending.get(m.runId);
               p?.resolve(toOutcome(m.result, p.request.limits, performance.now() - p.started));
+            } else if (m?.type === 'python-assets') {
+              void sendPythonAssets(channel.port1, m.requestId);
             } else if (m?.type === 'outcome') {
               const p = this.pending.get(m.runId);
               p?.resolve(typeof m.outcome?.ok === 'boolean' ? m.outcome : failed('host', 'The sandbox sent no usable answer.', p.started));
@@ -103,6 +104,17 @@ class SandboxFrame {
     this.iframe = null;
     this.port = null;
     for (const p of [...this.pending.values()]) p.resolve(failed('host', message, p.started));
+  }
+}
+
+/** The sandbox page cannot fetch (connect-src 'none'): the extension's own Pyodide files are
+ *  read here and their bytes transferred to it. */
+async function sendPythonAssets(port: MessagePort, requestId: string): Promise<void> {
+  try {
+    const assets = await fetchPythonAssets(browser.runtime.getURL(PYODIDE_DIR as '/'));
+    port.postMessage({ type: 'python-assets', requestId, assets } satisfies PageRequest, [assets.wasm, assets.stdlib]);
+  } catch (e) {
+    port.postMessage({ type: 'python-assets', requestId, error: e instanceof Error ? e.message : String(e) } satisfies PageRequest);
   }
 }
 

@@ -30,8 +30,12 @@ export interface PreludeHooks {
 }
 
 export interface SandboxRealm {
-  /** Runs `code` as the body of an async function; resolves with the report, never rejects. */
-  run(code: string): Promise<string>;
+  /**
+   * Runs `code` as the body of an async function; resolves with the report, never rejects.
+   * With `argsJson` (a function skill's call), `code` must define `run(args)` instead: it is
+   * called with the parsed arguments and must return (or resolve to) a string.
+   */
+  run(code: string, argsJson?: string): Promise<string>;
   /** Logs an error that escaped the code (an uncaught exception in a timer, say). */
   uncaught(error: unknown): void;
   /** Exposed for unit tests. */
@@ -59,6 +63,8 @@ export function installSandboxPrelude(g: any, limits: PreludeLimits, hooks: Prel
   const SyntaxErrorCtor = SyntaxError;
   const ErrorCtor = Error;
   const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
+  const FunctionCtor = Function;
+  const parseJson = JSON.parse;
   const MapCtor = Map;
   const SetCtor = Set;
   const DateCtor = Date;
@@ -524,7 +530,60 @@ export function installSandboxPrelude(g: any, limits: PreludeLimits, hooks: Prel
     return stringify(r);
   }
 
-  async function run(code: string): Promise<string> {
+  /** "a number (42)", "an object", "undefined": what a function skill's run() gave instead of a string. */
+  function describeType(v: unknown): string {
+    if (v === undefined) return 'undefined (did run(args) forget to return?)';
+    if (v === null) return 'null';
+    if (isArray(v)) return 'an array';
+    const t = typeof v;
+    if (t === 'number' || t === 'boolean' || t === 'bigint') return 'a ' + t + ' (' + clip(safeString(v), 40) + ')';
+    if (t === 'object') return 'an object';
+    return 'a ' + t;
+  }
+
+  // The code is the body of a plain function (so its line N is line N + 2 in both engines'
+  // stacks, as for run()); the suffix hands back its run. Arguments never become code text:
+  // they arrive as JSON and are parsed with the JSON.parse taken before the code ran.
+  async function callRun(code: string, argsJson: string): Promise<string> {
+    let define: () => unknown;
+    try {
+      define = new FunctionCtor(code + '\n;return typeof run === "function" ? run : undefined;') as () => unknown;
+    } catch (e) {
+      return report({ ok: false, error: { kind: e instanceof SyntaxErrorCtor ? 'syntax' : 'runtime', ...syntaxError(e) } });
+    }
+    let value: unknown;
+    try {
+      const fn = apply(define, undefined, []);
+      if (typeof fn !== 'function') {
+        return report({ ok: false, error: { kind: 'runtime', message: 'The code must define run(args): a function named run that takes the arguments object and returns a string.' } });
+      }
+      value = await apply(fn, undefined, [parseJson(argsJson)]);
+    } catch (e) {
+      return report({ ok: false, error: { kind: 'runtime', ...thrownError(e) } });
+    }
+    if (typeof value !== 'string') {
+      return report({ ok: false, error: { kind: 'runtime', message: 'run(args) must return a string; it returned ' + describeType(value) + '.' } });
+    }
+    const safe = toJsonSafe(value, limits.maxOutputChars);
+    return report({ ok: true, result: safe.value, truncated: safe.truncated });
+  }
+
+  /** A syntax error with the code's own line and column where the engine tells them (QuickJS). */
+  function syntaxError(e: unknown): { message: string; stack?: string } {
+    const t = thrownError(e);
+    try {
+      const line = (e as { lineNumber?: unknown }).lineNumber;
+      const column = (e as { columnNumber?: unknown }).columnNumber;
+      if (typeof line === 'number' && line > 2) {
+        const where = ' (line ' + (line - 2) + (typeof column === 'number' ? ', column ' + column : '') + ')';
+        return { message: t.message + where };
+      }
+    } catch {}
+    return t;
+  }
+
+  async function run(code: string, argsJson?: string): Promise<string> {
+    if (typeof argsJson === 'string') return callRun(code, argsJson);
     let fn: () => Promise<unknown>;
     try {
       fn = new AsyncFunction(code);

@@ -9,6 +9,7 @@
 import { browser } from 'wxt/browser';
 import { QUICKJS_WORKER_PATH, type QuickJSWorkerReply, type QuickJSWorkerRequest } from './quickjs-protocol';
 import { failure, normalizeRun, onAbort, timeoutMessage, toOutcome, type RealmRunRequest } from './report';
+import type { RealmHost } from './functions';
 import type { SandboxHost, SandboxOutcome } from './types';
 
 /** Loading the engine in a new Worker: compiling ~500 KB of WebAssembly. */
@@ -20,7 +21,7 @@ const ABORTED = 'The run was stopped before the code finished.';
  *  call answers within about its timeoutMs). Each Worker may hold up to 128 MB. */
 const MAX_WORKERS = 4;
 
-export function quickjsSandboxHost(workerUrl: string = browser.runtime.getURL(QUICKJS_WORKER_PATH)): SandboxHost {
+export function quickjsSandboxHost(workerUrl: string = browser.runtime.getURL(QUICKJS_WORKER_PATH)): SandboxHost & RealmHost {
   let idle: Worker | null = null;
   const spawn = () => new Worker(workerUrl, { name: 'pagewright-sandbox' });
   const take = (): Worker => {
@@ -57,20 +58,25 @@ export function quickjsSandboxHost(workerUrl: string = browser.runtime.getURL(QU
     waiting.shift()?.();
   };
 
+  async function runRequest(request: RealmRunRequest, signal?: AbortSignal): Promise<SandboxOutcome> {
+    const queued = performance.now();
+    if (signal?.aborted || !(await acquire(signal))) return failure('aborted', ABORTED, [], 0);
+    try {
+      const left = Math.ceil(request.timeoutMs - (performance.now() - queued));
+      if (left <= 0) return failure('timeout', 'The sandbox was busy with other runs for the whole time limit.', [], 0);
+      return await execute({ ...request, timeoutMs: left }, signal);
+    } finally {
+      releaseSlot();
+    }
+  }
+
   return {
     async run(code, options): Promise<SandboxOutcome> {
       const checked = normalizeRun(code, options);
       if (!checked.ok) return failure('host', checked.message, [], 0);
-      const queued = performance.now();
-      if (options.signal?.aborted || !(await acquire(options.signal))) return failure('aborted', ABORTED, [], 0);
-      try {
-        const left = Math.ceil(checked.request.timeoutMs - (performance.now() - queued));
-        if (left <= 0) return failure('timeout', 'The sandbox was busy with other runs for the whole time limit.', [], 0);
-        return await execute({ ...checked.request, timeoutMs: left }, options.signal);
-      } finally {
-        releaseSlot();
-      }
+      return runRequest(checked.request, options.signal);
     },
+    runRequest,
   };
 
   function execute(request: RealmRunRequest, signal: AbortSignal | undefined): Promise<SandboxOutcome> {

@@ -105,7 +105,8 @@ export async function runInQuickJS(
     const code = keep(ctx.newString(request.code));
 
     // The code's synchronous part runs here, until its first await.
-    const called = ctx.callFunction(run, realm, code);
+    const args = request.argsJson === undefined ? [] : [keep(ctx.newString(request.argsJson))];
+    const called = ctx.callFunction(run, realm, code, ...args);
     if (interrupted) {
       called.dispose();
       return timedOut();

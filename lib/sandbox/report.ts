@@ -4,7 +4,7 @@
  * prelude that wrote it) into a SandboxOutcome, without trusting its shape or size.
  */
 import type { PreludeLimits } from './prelude';
-import type { SandboxErrorKind, SandboxOutcome, SandboxRunOptions } from './types';
+import type { FunctionCall, FunctionLanguage, SandboxErrorKind, SandboxOutcome, SandboxRunOptions } from './types';
 
 export const SANDBOX_DEFAULTS = {
   maxOutputChars: 100_000,
@@ -21,6 +21,8 @@ export interface RealmRunRequest {
   code: string;
   timeoutMs: number;
   limits: PreludeLimits;
+  /** A function skill's call: `code` defines run(args), called with these arguments (JSON text). */
+  argsJson?: string;
 }
 
 /** What a realm host (the sandbox page, the QuickJS worker) answers for one run. */
@@ -55,6 +57,29 @@ export function normalizeRun(
       },
     },
   };
+}
+
+/** Largest arguments object of a function call, as JSON text. */
+export const MAX_ARGS_CHARS = 1_000_000;
+
+/** A function skill's call, checked, as the request its language's realm gets. */
+export function normalizeFunctionCall(
+  call: FunctionCall,
+): { ok: true; language: FunctionLanguage; request: RealmRunRequest } | { ok: false; message: string } {
+  if (call?.language !== 'javascript' && call?.language !== 'python') {
+    return { ok: false, message: `Unknown function language ${JSON.stringify(call?.language)}: use "javascript" or "python".` };
+  }
+  let argsJson: string | undefined;
+  try {
+    argsJson = JSON.stringify(call.args ?? {});
+  } catch (e) {
+    return { ok: false, message: `The arguments are not JSON data: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  if (typeof argsJson !== 'string' || !argsJson.startsWith('{')) return { ok: false, message: 'The arguments must be a JSON object.' };
+  if (argsJson.length > MAX_ARGS_CHARS) return { ok: false, message: `The arguments are ${argsJson.length} characters as JSON; the limit is ${MAX_ARGS_CHARS}.` };
+  const checked = normalizeRun(call.code, call);
+  if (!checked.ok) return checked;
+  return { ok: true, language: call.language, request: { ...checked.request, argsJson } };
 }
 
 export function failure(kind: SandboxErrorKind, message: string, logs: string[], durationMs: number): SandboxOutcome {

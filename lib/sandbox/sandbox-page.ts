@@ -7,12 +7,16 @@
  *   next. A spare Worker is started ahead of time so a run does not wait for one.
  * - 'quickjs': the QuickJS host Firefox uses, on blob Workers that import the extension's
  *   QuickJS worker script (this page's CSP lets them compile its WebAssembly).
+ * - 'python' (function skills): the Pyodide host Firefox uses, on a blob Worker as well.
  */
 import { SANDBOX_CONNECT, type PageReply, type PageRequest, type WorkerReply, type WorkerRequest } from './frame-protocol';
+import type { RealmHost } from './functions';
+import { pythonRealmHost } from './python-host';
+import { PYODIDE_DIR, PYTHON_WORKER_PATH, type PythonAssets } from './python-protocol';
 import { quickjsSandboxHost } from './quickjs-host';
 import { QUICKJS_WORKER_PATH } from './quickjs-protocol';
 import { timeoutMessage, type RealmResult, type RealmRunRequest } from './report';
-import type { SandboxErrorKind, SandboxHost } from './types';
+import type { SandboxErrorKind } from './types';
 import { sandboxWorkerSource } from './worker-source';
 
 export function startSandboxPage(): void {
@@ -32,7 +36,16 @@ export function startSandboxPage(): void {
   const quickjsUrl = URL.createObjectURL(
     new Blob([`importScripts(${JSON.stringify(extensionOrigin + QUICKJS_WORKER_PATH)});\n`], { type: 'text/javascript' }),
   );
-  let quickjs: SandboxHost | null = null;
+  let quickjs: RealmHost | null = null;
+
+  // Python: a blob Worker (so it has this page's opaque origin and CSP) that imports the
+  // extension's Pyodide worker script; the bytes it loads come from the offscreen document.
+  const pythonUrl = URL.createObjectURL(
+    new Blob([`importScripts(${JSON.stringify(extensionOrigin + PYTHON_WORKER_PATH)});\n`], { type: 'text/javascript' }),
+  );
+  const assetRequests = new Map<string, { resolve(a: PythonAssets): void; reject(e: Error): void }>();
+  let python: RealmHost | null = null;
+  let assetSeq = 0;
 
   const aborts = new Map<string, () => void>();
   let port: MessagePort | null = null;
@@ -46,23 +59,36 @@ export function startSandboxPage(): void {
     port.onmessage = (m: MessageEvent<PageRequest>) => {
       const msg = m.data;
       if (msg?.type === 'abort') aborts.get(msg.runId)?.();
-      else if (msg?.type === 'run' && msg.engine === 'quickjs') void startQuickJS(msg.runId, msg.request);
+      else if (msg?.type === 'python-assets') {
+        const pending = assetRequests.get(msg.requestId);
+        assetRequests.delete(msg.requestId);
+        if (msg.assets) pending?.resolve(msg.assets);
+        else pending?.reject(new Error(msg.error ?? 'no answer'));
+      } else if (msg?.type === 'run' && msg.engine === 'python') void startRealm(msg.runId, msg.request, (python ??= startPython()));
+      else if (msg?.type === 'run' && msg.engine === 'quickjs') void startRealm(msg.runId, msg.request, (quickjs ??= quickjsSandboxHost(quickjsUrl)));
       else if (msg?.type === 'run') start(msg.runId, msg.request);
     };
     reply({ type: 'ready' });
   });
 
-  async function startQuickJS(runId: string, request: RealmRunRequest): Promise<void> {
+  function startPython(): RealmHost {
+    return pythonRealmHost({
+      spawn: () => new Worker(pythonUrl, { name: 'pagewright-python' }),
+      indexURL: extensionOrigin + PYODIDE_DIR,
+      assets: () =>
+        new Promise<PythonAssets>((resolve, reject) => {
+          const requestId = String(++assetSeq);
+          assetRequests.set(requestId, { resolve, reject });
+          reply({ type: 'python-assets', requestId });
+        }),
+    });
+  }
+
+  async function startRealm(runId: string, request: RealmRunRequest, realm: RealmHost): Promise<void> {
     const controller = new AbortController();
     aborts.set(runId, () => controller.abort());
-    quickjs ??= quickjsSandboxHost(quickjsUrl);
     try {
-      const outcome = await quickjs.run(request.code, {
-        timeoutMs: request.timeoutMs,
-        maxOutputChars: request.limits.maxOutputChars,
-        signal: controller.signal,
-      });
-      reply({ type: 'outcome', runId, outcome });
+      reply({ type: 'outcome', runId, outcome: await realm.runRequest(request, controller.signal) });
     } finally {
       aborts.delete(runId);
     }
@@ -107,7 +133,7 @@ export function startSandboxPage(): void {
       e.preventDefault();
       fail('host', `The sandbox worker failed: ${e.message || 'it could not start'}`);
     };
-    const run: WorkerRequest = { type: 'run', code: request.code, limits: request.limits };
+    const run: WorkerRequest = { type: 'run', code: request.code, limits: request.limits, argsJson: request.argsJson };
     worker.postMessage(run);
   }
 }

@@ -20,7 +20,23 @@ export type SandboxOutcome =
       durationMs: number;
     };
 
+export type FunctionLanguage = 'javascript' | 'python';
+
+/** One call of a function skill: `code` defines `run(args)`, which must return a string. */
+export interface FunctionCall extends SandboxRunOptions {
+  language: FunctionLanguage;
+  code: string;
+  /** JSON data: it reaches run() as a parsed value, never as code text. */
+  args: Record<string, unknown>;
+}
+
 export interface SandboxHost {
   /** `code` is the body of an async function: `return` gives the result, `await` works. */
   run(code: string, options: SandboxRunOptions): Promise<SandboxOutcome>;
+  /**
+   * Calls `run(args)` as defined by a function skill's code, in the same isolation as run():
+   * the result is the string it returned; console.log / print output comes back in `logs`.
+   * Optional only so that test doubles of run() alone stay valid; every browser host has it.
+   */
+  runFunction?(call: FunctionCall): Promise<SandboxOutcome>;
 }

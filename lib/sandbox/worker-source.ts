@@ -52,7 +52,7 @@ function workerMain(install: typeof installSandboxPrelude, removed: string[]): v
         } catch {}
       }
     }
-    realm.run(m.code).then(
+    realm.run(m.code, typeof m.argsJson === 'string' ? m.argsJson : undefined).then(
       (report) => post({ type: 'done', report }),
       (err) => post({ type: 'crashed', message: String(err) }),
     );

@@ -100,20 +100,26 @@ export interface SeedSkill {
   skill_type: string;
   config: Record<string, unknown> | string;
   is_active?: boolean;
+  /** Function skills run only once their code is approved: marks the config as reviewed. */
+  approved?: boolean;
 }
 
 /** Replaces the stored skills (as the management page would save them), from an extension page. */
 export async function setSkills(page: Page, skills: SeedSkill[]) {
-  const records = skills.map((s, i) => ({
-    id: `skill-${i}-${s.name}`,
-    name: s.name,
-    description: s.description ?? `The ${s.name} skill.`,
-    skill_type: s.skill_type,
-    config_json: typeof s.config === 'string' ? s.config : JSON.stringify(s.config),
-    is_active: s.is_active ?? true,
-    created_at: 1,
-    updated_at: 1,
-  }));
+  const records = skills.map((s, i) => {
+    const config_json = typeof s.config === 'string' ? s.config : JSON.stringify(s.config);
+    return {
+      id: `skill-${i}-${s.name}`,
+      name: s.name,
+      description: s.description ?? `The ${s.name} skill.`,
+      skill_type: s.skill_type,
+      config_json,
+      ...(s.approved ? { approved_config_json: config_json } : {}),
+      is_active: s.is_active ?? true,
+      created_at: 1,
+      updated_at: 1,
+    };
+  });
   await page.evaluate(async (skills) => {
     const api = (globalThis as any).browser ?? (globalThis as any).chrome;
     await api.storage.local.set({ skills });
