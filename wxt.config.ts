@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { defineConfig } from 'wxt';
+import { defineConfig, type Wxt } from 'wxt';
+import type { Plugin } from 'vite';
 
 // Firefox ships as MV2: a persistent background page is never suspended mid-run, has a DOM
 // (DOMParser, blob URLs) without an offscreen document, and host permissions are granted at
@@ -19,8 +20,15 @@ export default defineConfig({
             ? path.resolve('lib/skills/mcp-no-ajv.ts')
             : undefined,
       },
+      sqliteWasmAsFile(),
     ],
   }),
+  hooks: {
+    // Database skills: SQLite's WebAssembly ships once, as a file at the root (see sqliteWasmAsFile).
+    'build:publicAssets': (_wxt: Wxt, files) => {
+      files.push({ absoluteSrc: path.resolve('node_modules/@sqlite.org/sqlite-wasm/dist/sqlite3.wasm'), relativeDest: 'sqlite3.wasm' });
+    },
+  },
   // `npm run dev` opens Debian's browsers; WXT_HEADLESS=1 only builds and watches
   // (.output/chrome-mv3-dev), for machines without a display.
   webExt: {
@@ -75,3 +83,38 @@ export default defineConfig({
       : {}),
   }),
 });
+
+/**
+ * @sqlite.org/sqlite-wasm finds its .wasm with `new URL('sqlite3.wasm', import.meta.url)`. The
+ * database worker is an unlisted script, built in library mode, where Vite inlines such assets
+ * as base64 (+1.2 MB of script, compiled without streaming); the loader's two Workers (the OPFS
+ * VFS proxy and the Worker1 API, neither used here) would be bundled as well, each with its own
+ * inlined copy. So the loader is pointed at /sqlite3.wasm, copied there by the
+ * build:publicAssets hook, and the two Workers are cut out. A new package version that changes
+ * these lines fails the build here rather than shipping the copies.
+ */
+function sqliteWasmAsFile(): Plugin {
+  const edits: [string, string][] = [
+    ['var _scriptName = import.meta.url;', 'var _scriptName = globalThis.location?.href;'],
+    ['return new URL("sqlite3.wasm", import.meta.url).href;', 'return new URL("/sqlite3.wasm", globalThis.location.href).href;'],
+    ['new URL("sqlite3-opfs-async-proxy.js", import.meta.url)', 'new URL("/sqlite3-opfs-async-proxy.js", globalThis.location.href)'],
+    [
+      'return new Worker(new URL("sqlite3-worker1.mjs", import.meta.url), { type: "module" });',
+      'throw new Error("sqlite3Worker1Promiser is not part of this extension");',
+    ],
+  ];
+  return {
+    name: 'sqlite-wasm-as-file',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!id.replaceAll('\\', '/').includes('@sqlite.org/sqlite-wasm/dist/index.mjs')) return undefined;
+      let out = code;
+      for (const [from, to] of edits) {
+        if (!out.includes(from)) throw new Error(`sqlite-wasm-as-file: "${from}" not found in ${id}; check the plugin against this package version.`);
+        out = out.replaceAll(from, to);
+      }
+      if (out.includes('import.meta.url')) throw new Error(`sqlite-wasm-as-file: ${id} still uses import.meta.url.`);
+      return { code: out, map: null };
+    },
+  };
+}

@@ -6,6 +6,7 @@
 import type { ToolDefinition } from '../tools/registry';
 import { builtinSkillTools } from './builtin';
 import { parseSkillConfig, RUNNABLE_TYPES } from './config';
+import { databaseSkillTools } from './database';
 import { httpSkillTools } from './http';
 import { mcpSkillTools } from './mcp-call';
 import type { SkillServices, SkillToolFactory } from './services';
@@ -25,6 +26,7 @@ const FACTORIES: Record<string, SkillToolFactory<any>> = {
   builtin: builtinSkillTools,
   mcp: mcpSkillTools,
   http: httpSkillTools,
+  database: databaseSkillTools,
 };
 
 /** The tools of the active skills in `records`; `taken` holds the built-in tools' names. */

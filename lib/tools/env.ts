@@ -2,6 +2,7 @@ import type { QuestionInput } from '../agent/questions';
 import type { SubAgentRequest, SubAgentResult } from '../agent/sub-agents';
 import type { QuestionAnswer } from '../agent/types';
 import type { DomHost } from '../browser/dom-host';
+import type { DatabaseHost } from '../database/host';
 import type { PagesAdapter } from '../browser/pages';
 import type { TabsAdapter } from '../browser/tabs';
 import type { SandboxHost } from '../sandbox/types';
@@ -15,7 +16,7 @@ export type Notice =
   | { kind: 'skills_unavailable'; problems: { skill: string; message: string }[] };
 
 /** What the browser gives tools: the adapters chosen at start-up, and the network. */
-export type BrowserEnv = Pick<ToolEnv, 'tabs' | 'pages' | 'sandbox' | 'dom' | 'fetch' | 'workspace'>;
+export type BrowserEnv = Pick<ToolEnv, 'tabs' | 'pages' | 'sandbox' | 'dom' | 'database' | 'fetch' | 'workspace'>;
 
 /** What tools reach the browser and the model through; built per run by the run manager. */
 export interface ToolEnv {
@@ -24,6 +25,8 @@ export interface ToolEnv {
   sandbox: SandboxHost;
   /** DOM work the background cannot do itself (fetched HTML → Markdown). */
   dom: DomHost;
+  /** Where database skills' queries run (a Worker the background cannot hold itself in Chrome). */
+  database: DatabaseHost;
   /** The network, for web_fetch and web_search (tests give a fake). */
   fetch: typeof fetch;
   /** The private OPFS workspace of the opfs_* tools. */
@@ -50,6 +53,7 @@ export function detachedEnv(settings: Settings): ToolEnv {
     pages: trap<PagesAdapter>('pages'),
     sandbox: trap<SandboxHost>('sandbox'),
     dom: trap<DomHost>('dom'),
+    database: trap<DatabaseHost>('database'),
     fetch: missing('fetch') as typeof fetch,
     workspace: missing('workspace') as ToolEnv['workspace'],
     settings,
