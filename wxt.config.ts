@@ -65,6 +65,9 @@ export default defineConfig({
         : {}
       : {
           content_security_policy: {
+            // Database skills: SQLite's WebAssembly is compiled in a Worker of the extension's own
+            // pages (the offscreen document, the management page), outside the sandbox.
+            extension_pages: "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'",
             sandbox: "sandbox allow-scripts; script-src 'self' 'unsafe-eval'; worker-src blob:; connect-src 'none'; default-src 'none'",
           },
         }),

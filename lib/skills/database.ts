@@ -25,7 +25,10 @@ export interface ConnectionLookup {
 const DatabaseSkillInput = v.object({
   sql: v.pipe(
     v.string('must be a string: the SQL query'),
-    v.maxLength(MAX_SQL_CHARS, (issue) => `is ${(issue.received as string).replace(/^\D*/, '')} characters long; the limit is ${MAX_SQL_CHARS.toLocaleString('en-US')} characters per query`),
+    v.maxLength(
+      MAX_SQL_CHARS,
+      (issue) => `the SQL is ${Number(issue.received).toLocaleString('en-US')} characters long; the limit is ${MAX_SQL_CHARS.toLocaleString('en-US')} characters per query`,
+    ),
     v.description('One SQLite query: SELECT … or WITH … SELECT …. Add LIMIT or aggregate for big tables; results are capped at 200 rows.'),
   ),
 });
