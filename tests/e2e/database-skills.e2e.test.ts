@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Page } from 'puppeteer-core';
+import type { ElementHandle, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatCsv, openDatabase, type ReadOnlyDb } from '../../lib/database';
 import type { BrowserName } from '../harness/browsers';
@@ -95,7 +95,7 @@ describe.each(browsers)('database skills in %s', (name) => {
     await setField(options, '#db-id', dbId);
     await setField(options, '#db-name', dbName);
     await options.click(`[data-testid="db-source-${source}"]`);
-    const input = await options.$('#db-file');
+    const input = (await options.$('#db-file')) as ElementHandle<HTMLInputElement> | null;
     await input!.uploadFile(path.join(dir, file));
     await options.click('[data-testid="db-import"]');
   }
