@@ -6,11 +6,13 @@ import { afterEach, expect, test, vi } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import { render } from 'vitest-browser-svelte';
 import Databases from '../../entrypoints/options/Databases.svelte';
+import Skills from '../../entrypoints/options/Skills.svelte';
 import { ConnectionStore, DATABASES_KEY, type DatabaseConnection, type KeyValueArea } from '../../lib/database/connections';
 import { DatabaseError } from '../../lib/database/errors';
 import { databaseHostFrom, type DatabaseCall } from '../../lib/database/host';
 import type { DatabaseImporter } from '../../lib/database/importer';
 import type { DatabaseSchema } from '../../lib/database/schema';
+import { memorySkillStore } from './skills-fakes';
 
 class MemoryArea implements KeyValueArea {
   data = new Map<string, unknown>();
@@ -46,7 +48,7 @@ function setup() {
       if (new TextDecoder().decode(bytes.subarray(0, 6)) !== 'SQLite') throw new DatabaseError('not_sqlite', 'This is not an SQLite database file.');
       return SCHEMA;
     }),
-    csvToSqlite: vi.fn(async (input) => {
+    csvToSqlite: vi.fn(async (input: { name: string; bytes: Uint8Array }[]) => {
       if (input.some((f) => f.bytes.includes(0))) throw new DatabaseError('not_csv', `"${input[0]!.name}" is not a CSV text file: it contains NUL bytes (binary data).`);
       return { bytes: new Uint8Array([1, 2, 3]), tables: [], schema: SCHEMA };
     }),
@@ -141,4 +143,14 @@ test('CSV import: several files at once; a binary file is refused with the reaso
   await userEvent.upload(input, [file('x.csv', 'a\n1\n')]);
   await page.getByRole('button', { name: 'Import', exact: true }).click();
   await expect.element(page.getByText('A database with the db_id "sheets" already exists.')).toBeVisible();
+});
+
+test('the skill form offers the database type with its template and help', async () => {
+  const { store } = memorySkillStore();
+  await render(Skills, { store });
+  await page.getByRole('button', { name: 'New skill', exact: true }).click();
+  const type = page.getByLabelText('Type', { exact: true });
+  await userEvent.selectOptions(type, 'database');
+  await expect.element(page.getByLabelText('Configuration (config_json)', { exact: true })).toHaveValue('{\n  "db_id": "…"\n}');
+  await expect.element(page.getByTestId('skill-type-help')).toHaveTextContent(/db_id — the id of a database under Databases/);
 });
