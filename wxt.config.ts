@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { defineConfig } from 'wxt';
+import type { Plugin } from 'vite';
+import { defineConfig, type Wxt } from 'wxt';
 import { PYODIDE_DIR, PYODIDE_FILES } from './lib/sandbox/python-protocol';
 
 const pyodideRoot = path.dirname(createRequire(import.meta.url).resolve('pyodide/package.json'));
@@ -11,13 +12,6 @@ const pyodideRoot = path.dirname(createRequire(import.meta.url).resolve('pyodide
 export default defineConfig({
   modules: ['@wxt-dev/module-svelte'],
   imports: false,
-  hooks: {
-    // Python for function skills ships inside the extension (never fetched from a CDN): the
-    // Python Worker imports the two JS modules, its host reads the WebAssembly and the stdlib.
-    'build:publicAssets': (_wxt, files) => {
-      for (const name of PYODIDE_FILES) files.push({ absoluteSrc: path.join(pyodideRoot, name), relativeDest: `${PYODIDE_DIR.slice(1)}${name}` });
-    },
-  },
   vite: () => ({
     plugins: [
       {
@@ -30,8 +24,18 @@ export default defineConfig({
             ? path.resolve('lib/skills/mcp-no-ajv.ts')
             : undefined,
       },
+      sqliteWasmAsFile(),
     ],
   }),
+  hooks: {
+    // Database skills: SQLite's WebAssembly ships once, as a file at the root (see sqliteWasmAsFile).
+    'build:publicAssets': (_wxt: Wxt, files) => {
+      files.push({ absoluteSrc: path.resolve('node_modules/@sqlite.org/sqlite-wasm/dist/sqlite3.wasm'), relativeDest: 'sqlite3.wasm' });
+      // Python for function skills ships inside the extension (never fetched from a CDN): the
+      // Python Worker imports the two JS modules, its host reads the WebAssembly and the stdlib.
+      for (const name of PYODIDE_FILES) files.push({ absoluteSrc: path.join(pyodideRoot, name), relativeDest: `${PYODIDE_DIR.slice(1)}${name}` });
+    },
+  },
   // `npm run dev` opens Debian's browsers; WXT_HEADLESS=1 only builds and watches
   // (.output/chrome-mv3-dev), for machines without a display.
   webExt: {
@@ -68,6 +72,9 @@ export default defineConfig({
         : {}
       : {
           content_security_policy: {
+            // Database skills: SQLite's WebAssembly is compiled in a Worker of the extension's own
+            // pages (the offscreen document, the management page), outside the sandbox.
+            extension_pages: "script-src 'self' 'wasm-unsafe-eval'; object-src 'self'",
             sandbox: "sandbox allow-scripts; script-src 'self' 'unsafe-eval'; worker-src blob:; connect-src 'none'; default-src 'none'",
           },
         }),
@@ -86,3 +93,38 @@ export default defineConfig({
       : {}),
   }),
 });
+
+/**
+ * @sqlite.org/sqlite-wasm finds its .wasm with `new URL('sqlite3.wasm', import.meta.url)`. The
+ * database worker is an unlisted script, built in library mode, where Vite inlines such assets
+ * as base64 (+1.2 MB of script, compiled without streaming); the loader's two Workers (the OPFS
+ * VFS proxy and the Worker1 API, neither used here) would be bundled as well, each with its own
+ * inlined copy. So the loader is pointed at /sqlite3.wasm, copied there by the
+ * build:publicAssets hook, and the two Workers are cut out. A new package version that changes
+ * these lines fails the build here rather than shipping the copies.
+ */
+function sqliteWasmAsFile(): Plugin {
+  const edits: [string, string][] = [
+    ['var _scriptName = import.meta.url;', 'var _scriptName = globalThis.location?.href;'],
+    ['return new URL("sqlite3.wasm", import.meta.url).href;', 'return new URL("/sqlite3.wasm", globalThis.location.href).href;'],
+    ['new URL("sqlite3-opfs-async-proxy.js", import.meta.url)', 'new URL("/sqlite3-opfs-async-proxy.js", globalThis.location.href)'],
+    [
+      'return new Worker(new URL("sqlite3-worker1.mjs", import.meta.url), { type: "module" });',
+      'throw new Error("sqlite3Worker1Promiser is not part of this extension");',
+    ],
+  ];
+  return {
+    name: 'sqlite-wasm-as-file',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!id.replaceAll('\\', '/').includes('@sqlite.org/sqlite-wasm/dist/index.mjs')) return undefined;
+      let out = code;
+      for (const [from, to] of edits) {
+        if (!out.includes(from)) throw new Error(`sqlite-wasm-as-file: "${from}" not found in ${id}; check the plugin against this package version.`);
+        out = out.replaceAll(from, to);
+      }
+      if (out.includes('import.meta.url')) throw new Error(`sqlite-wasm-as-file: ${id} still uses import.meta.url.`);
+      return { code: out, map: null };
+    },
+  };
+}

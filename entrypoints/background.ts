@@ -4,6 +4,7 @@ import { ConversationStore } from '../lib/agent/conversation-store';
 import { createAnthropicClient } from '../lib/agent/model';
 import { RunManager } from '../lib/agent/run-manager';
 import { createAdapters } from '../lib/browser';
+import { registerDatabaseMessages } from '../lib/browser/database-host';
 import { onMessage, RUN_EVENTS_PORT, type PortEvent, type PortRequest } from '../lib/protocol';
 import { registerSandboxMessages } from '../lib/sandbox/background';
 import { loadSettings } from '../lib/storage/settings-store';
@@ -33,7 +34,7 @@ export default defineBackground(() => {
       keepAlive: adapters.keepAlive,
       attention: adapters.attention,
       // fetch is bound: called detached from globalThis it throws "Illegal invocation".
-      browser: { tabs: adapters.tabs, pages: adapters.pages, sandbox: adapters.sandbox, dom: adapters.dom, fetch: globalThis.fetch.bind(globalThis), workspace: openWorkspace, skillProposals: storeProposals(skillStore) },
+      browser: { tabs: adapters.tabs, pages: adapters.pages, sandbox: adapters.sandbox, dom: adapters.dom, database: adapters.database, fetch: globalThis.fetch.bind(globalThis), workspace: openWorkspace, skillProposals: storeProposals(skillStore) },
     });
     await runs.recoverInterrupted();
     return { store, runs };
@@ -65,6 +66,7 @@ export default defineBackground(() => {
     }
   });
   registerSandboxMessages(adapters.sandbox);
+  registerDatabaseMessages(adapters.database);
 
   browser.runtime.onConnect.addListener((port: Browser.runtime.Port) => {
     if (port.name !== RUN_EVENTS_PORT || port.sender?.id !== browser.runtime.id) return;

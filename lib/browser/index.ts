@@ -2,7 +2,9 @@ import type { KeepAlive } from '../agent/run-manager';
 import { createSandboxHost } from '../sandbox';
 import type { SandboxHost } from '../sandbox/types';
 import type { Attention } from '../agent/questions';
+import type { DatabaseHost } from '../database/host';
 import { createAttention } from './attention';
+import { inPageDatabaseHost, offscreenDatabaseHost } from './database-host';
 import { inPageDomHost, offscreenDomHost, type DomHost } from './dom-host';
 import { persistentPageKeepAlive, serviceWorkerKeepAlive } from './keepalive';
 import { createChromePages, createFirefoxPages, type PagesAdapter } from './pages';
@@ -15,6 +17,8 @@ export interface BrowserAdapters {
   pages: PagesAdapter;
   sandbox: SandboxHost;
   dom: DomHost;
+  /** Where database skills' queries run. */
+  database: DatabaseHost;
   attention: Attention;
 }
 
@@ -27,6 +31,7 @@ export function createAdapters(): BrowserAdapters {
     pages: firefox ? createFirefoxPages() : createChromePages(),
     sandbox: createSandboxHost(),
     dom: serviceWorker ? offscreenDomHost() : inPageDomHost(),
+    database: serviceWorker ? offscreenDatabaseHost() : inPageDatabaseHost(),
     attention: createAttention(),
   };
 }

@@ -8,7 +8,9 @@ export type DatabaseErrorCode =
   | 'closed'
   | 'not_sqlite'
   | 'not_csv'
-  | 'invalid_csv';
+  | 'invalid_csv'
+  | 'unknown_database'
+  | 'host';
 
 /** Every refusal and failure of the database engine: the message is written for the model. */
 export class DatabaseError extends Error {

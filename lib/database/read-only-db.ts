@@ -10,11 +10,14 @@
  */
 import { DatabaseError, ONLY_QUERIES } from './errors';
 import { leadingKeyword, PRAGMA_HINT, ReadGuard, refused } from './guard';
+import { MAX_SQL_CHARS } from './limits';
 import { readSchema, type DatabaseSchema } from './schema';
 import { loadSqlite, type Sqlite, type SqliteLoadOptions } from './sqlite';
 import { validateSqliteFile } from './sqlite-file';
 import { headerLines, rowLine, type Cell } from './table-text';
 import { readColumn } from './values';
+
+export { MAX_SQL_CHARS };
 
 export interface QueryOptions {
   /** Rows returned at most (default 200). */
@@ -40,7 +43,6 @@ export interface QueryResult {
 }
 
 export const QUERY_DEFAULTS: Required<QueryOptions> = { maxRows: 200, maxChars: 20_000, maxCellChars: 500, timeoutMs: 10_000 };
-export const MAX_SQL_CHARS = 100_000;
 
 // Past the caps the rows are only stepped, not read, to report the total; within these bounds.
 const COUNT_PAST_CAP_ROWS = 1_000_000;

@@ -7,6 +7,7 @@ import type { ToolDefinition } from '../tools/registry';
 import { builtinSkillTools } from './builtin';
 import { parseSkillConfig, RUNNABLE_TYPES } from './config';
 import { functionSkillTools } from './function';
+import { databaseSkillTools } from './database';
 import { httpSkillTools } from './http';
 import { mcpSkillTools } from './mcp-call';
 import type { SkillServices, SkillToolFactory } from './services';
@@ -27,6 +28,7 @@ const FACTORIES: Record<string, SkillToolFactory<any>> = {
   mcp: mcpSkillTools,
   http: httpSkillTools,
   function: functionSkillTools,
+  database: databaseSkillTools,
 };
 
 /** The tools of the active skills in `records`; `taken` holds the built-in tools' names. */

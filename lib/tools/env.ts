@@ -2,6 +2,7 @@ import type { QuestionInput } from '../agent/questions';
 import type { SubAgentRequest, SubAgentResult } from '../agent/sub-agents';
 import type { QuestionAnswer } from '../agent/types';
 import type { DomHost } from '../browser/dom-host';
+import type { DatabaseHost } from '../database/host';
 import type { PagesAdapter } from '../browser/pages';
 import type { TabsAdapter } from '../browser/tabs';
 import type { SandboxHost } from '../sandbox/types';
@@ -18,7 +19,7 @@ export type Notice =
   | { kind: 'skill_review'; name: string };
 
 /** What the browser gives tools: the adapters chosen at start-up, and the network. */
-export type BrowserEnv = Pick<ToolEnv, 'tabs' | 'pages' | 'sandbox' | 'dom' | 'fetch' | 'workspace' | 'skillProposals'>;
+export type BrowserEnv = Pick<ToolEnv, 'tabs' | 'pages' | 'sandbox' | 'dom' | 'database' | 'fetch' | 'workspace' | 'skillProposals'>;
 
 /** What tools reach the browser and the model through; built per run by the run manager. */
 export interface ToolEnv {
@@ -27,6 +28,8 @@ export interface ToolEnv {
   sandbox: SandboxHost;
   /** DOM work the background cannot do itself (fetched HTML → Markdown). */
   dom: DomHost;
+  /** Where database skills' queries run (a Worker the background cannot hold itself in Chrome). */
+  database: DatabaseHost;
   /** The network, for web_fetch and web_search (tests give a fake). */
   fetch: typeof fetch;
   /** The private OPFS workspace of the opfs_* tools. */
@@ -55,6 +58,7 @@ export function detachedEnv(settings: Settings): ToolEnv {
     pages: trap<PagesAdapter>('pages'),
     sandbox: trap<SandboxHost>('sandbox'),
     dom: trap<DomHost>('dom'),
+    database: trap<DatabaseHost>('database'),
     fetch: missing('fetch') as typeof fetch,
     workspace: missing('workspace') as ToolEnv['workspace'],
     skillProposals: trap<SkillProposals>('skillProposals'),
