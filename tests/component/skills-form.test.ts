@@ -88,14 +88,13 @@ describe('the form', () => {
     expect(row('news_search')!.textContent).toContain('builtin');
   });
 
-  test('a new skill gets the type template and help when the type changes; function and database are not offered', async () => {
+  test('a new skill gets the type template and help when the type changes; function and database are offered', async () => {
     const { store } = newStore();
     await render(Skills, { store });
     await button('New skill').click();
     const type = field('Type');
     const options = [...(type.element() as HTMLSelectElement).options].map((o) => [o.value, o.disabled]);
-    expect(options).toEqual([['builtin', false], ['mcp', false], ['http', false], ['function', true], ['database', true]]);
-    expect((type.element() as HTMLSelectElement).options[3]!.textContent).toBe('function (not available yet)');
+    expect(options).toEqual([['builtin', false], ['mcp', false], ['http', false], ['function', false], ['database', false]]);
 
     await userEvent.selectOptions(type, 'mcp');
     await expect.element(field('Configuration (config_json)')).toHaveValue('{\n  "url": "https://example.com/mcp",\n  "auth_type": "none"\n}');

@@ -30,7 +30,7 @@ describe('ToolRegistry.modelTools()', () => {
     expect(tools.map((t) => t.name)).toEqual([
       'web_fetch', 'web_search',
       'list_tabs', 'open_tab', 'close_tab', 'activate_tab', 'get_tab_content', 'execute_script', 'opfs_write', 'opfs_read', 'opfs_list', 'opfs_delete', 'ask_user', 'agent',
-      'create_task', 'update_task', 'list_tasks',
+      'create_task', 'update_task', 'list_tasks', 'propose_skill',
     ]);
     for (const t of tools) expect(t.description!.length).toBeGreaterThan(20);
   });
