@@ -278,4 +278,31 @@ describe.each(browsers)('skills in %s', (name) => {
     expect(notice).toContain('broken');
     expect(notice).toContain('down');
   });
+
+  it('a function skill the model proposes stays inactive until the user approves its code', async () => {
+    const { popup, ext } = session;
+    await setSkills(popup.page, []);
+    const code = 'function run(args) { return `Hello, ${args.who}!`; }';
+    const proposed = await session.agentRuns([() => ({ name: 'propose_skill', input: { name: 'greet', description: 'Greets someone.', language: 'javascript', code } })]);
+    expect(proposed[0]).toMatchObject({ isError: false, content: { status: 'waiting_for_review', name: 'greet' } });
+    await popup.waitFor('[data-notice="skill-review"]');
+
+    // Not a tool yet: the next run's list lacks it, and a call to it is refused.
+    const before = await session.agentRuns([() => ({ name: 'greet', input: { who: 'Ada' } })]);
+    expect(toolNames(fake.requests.at(-2)!.body)).not.toContain('greet');
+    expect(before[0]).toMatchObject({ isError: true, content: expect.stringContaining('Unknown tool "greet"') });
+
+    const options = await ext.open('options.html#skills', { width: 1000, height: 900 });
+    try {
+      await options.waitForSelector('[data-review="greet"]');
+      expect(await options.$eval('[data-review="greet"] [data-testid="review-code"]', (el) => el.textContent)).toBe(code);
+      expect(await options.$eval('tr[data-skill="greet"] [role="switch"]', (el) => (el as HTMLInputElement).disabled)).toBe(true);
+      await options.click('[data-review="greet"] [data-testid="review-approve"]');
+      await options.waitForSelector('tr[data-skill="greet"][data-active="true"]');
+    } finally {
+      await options.close();
+    }
+    const after = await session.agentRuns([() => ({ name: 'greet', input: { who: 'Ada' } })]);
+    expect(after[0]).toEqual({ isError: false, content: 'Hello, Ada!' });
+  });
 });
