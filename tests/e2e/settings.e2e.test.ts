@@ -64,7 +64,7 @@ describe.each(browsers)('management page settings in %s', (name) => {
     await options.click('button[type="submit"]');
     await options.waitForFunction(() => document.querySelector('[data-status="saved"]'));
     expect(await stored(options)).toMatchObject({
-      version: 3,
+      version: 4,
       apiKey: 'sk-from-the-form',
       baseUrl: fake.url,
       model: 'fake-model-x',
