@@ -9,24 +9,21 @@ import { FUNCTION_TIMEOUT_MS } from '../sandbox/functions';
 import type { SandboxOutcome } from '../sandbox/types';
 import { ToolError, type ToolDefinition } from '../tools/registry';
 import type { FunctionConfig } from './config';
-import { inputSchemaToValibot, type JsonSchema } from './json-schema';
+import { skillInput } from './json-schema';
 import type { SkillToolFactory } from './services';
 import type { SkillRecord } from './types';
 
 /** The returned string, cut beyond this (the model's context is the limit that matters). */
 export const FUNCTION_MAX_RESULT_CHARS = 100_000;
-const ANY_OBJECT: JsonSchema = { type: 'object' };
 const LANGUAGE_NAMES = { javascript: 'JavaScript', python: 'Python' } as const;
 
 export const functionSkillTools: SkillToolFactory<FunctionConfig> = (skill, config) => [functionSkillTool(skill, config)];
 
 function functionSkillTool(skill: SkillRecord, config: FunctionConfig): ToolDefinition<any> {
-  const schema = config.input_schema ?? ANY_OBJECT;
   return {
     name: skill.name,
     description: skill.description,
-    input: inputSchemaToValibot(schema),
-    inputSchema: schema as ToolDefinition['inputSchema'],
+    ...skillInput(config.input_schema ?? { type: 'object' }),
     async run(args: Record<string, unknown>, ctx) {
       const sandbox = ctx.env.sandbox;
       if (!sandbox.runFunction) throw new ToolError('Function skills cannot run here: this sandbox has no function runner.');

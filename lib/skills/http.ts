@@ -25,7 +25,7 @@ import {
   SKILL_TIMEOUT_MS,
   type SkillRequestOptions,
 } from './http-request';
-import { inputSchemaToValibot, type JsonSchema } from './json-schema';
+import { skillInput } from './json-schema';
 import type { SkillToolFactory } from './services';
 import type { SkillRecord } from './types';
 
@@ -38,7 +38,6 @@ export interface HttpSkillReply {
 }
 
 const ACCEPT = 'application/json, text/plain;q=0.9, */*;q=0.8';
-const EMPTY_OBJECT_SCHEMA: JsonSchema = { type: 'object', properties: {} };
 
 /** The http skill factory with its limits overridden (tests make the timeout short). */
 export function createHttpSkillTools(options: SkillRequestOptions = {}): SkillToolFactory<HttpConfig> {
@@ -48,12 +47,10 @@ export function createHttpSkillTools(options: SkillRequestOptions = {}): SkillTo
 export const httpSkillTools: SkillToolFactory<HttpConfig> = createHttpSkillTools();
 
 function httpSkillTool(skill: SkillRecord, config: HttpConfig, options: SkillRequestOptions): ToolDefinition<any> {
-  const schema = config.input_schema ?? EMPTY_OBJECT_SCHEMA;
   return {
     name: skill.name,
     description: skill.description,
-    input: inputSchemaToValibot(schema),
-    inputSchema: schema as ToolDefinition['inputSchema'],
+    ...skillInput(config.input_schema),
     run: (input: Record<string, unknown>, ctx) => callHttpSkill(skill, config, input ?? {}, ctx.env.fetch, ctx.signal, options),
   };
 }

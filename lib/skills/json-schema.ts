@@ -27,6 +27,15 @@ export function inputSchemaToValibot(schema: unknown): AnySchema {
   return convert(schema, 'input_schema', 0);
 }
 
+/**
+ * A skill tool's arguments from its config's optional input_schema (any object without one): the
+ * schema the model sees and its valibot form that checks the call.
+ */
+export function skillInput(inputSchema: JsonSchema | undefined): { input: AnySchema; inputSchema: { type: 'object' } & JsonSchema } {
+  const schema = (inputSchema ?? { type: 'object', properties: {} }) as { type: 'object' } & JsonSchema;
+  return { input: inputSchemaToValibot(schema), inputSchema: schema };
+}
+
 function convert(schema: unknown, at: string, depth: number): AnySchema {
   if (depth > MAX_DEPTH) throw new SchemaProblem(`${at}: nested deeper than ${MAX_DEPTH} levels.`);
   if (schema === true || (isObject(schema) && Object.keys(schema).length === 0)) return v.unknown();

@@ -24,13 +24,12 @@ import {
   SKILL_TIMEOUT_MS,
   type SkillRequestOptions,
 } from './http-request';
-import { inputSchemaToValibot, type JsonSchema } from './json-schema';
+import { skillInput } from './json-schema';
 import { mcpAuthHeaders, truncationNote } from './mcp-common';
 import { mcpServerSkillTools } from './mcp-servers';
 import type { SkillToolFactory } from './services';
 import type { SkillRecord } from './types';
 
-const EMPTY_OBJECT_SCHEMA: JsonSchema = { type: 'object', properties: {} };
 
 /** JSON-RPC ids: unique within this background's life, which is all a reply is matched in. */
 let nextId = 1;
@@ -50,12 +49,10 @@ export const mcpSkillTools: SkillToolFactory<McpConfig> = (skill, config, servic
   config.transport === 'streamable_http' ? mcpServerSkillTools(skill, config, services) : mcpCallSkillTools(skill, config, services);
 
 function mcpCallTool(skill: SkillRecord, config: McpConfig, options: SkillRequestOptions): ToolDefinition<any> {
-  const schema = config.input_schema ?? EMPTY_OBJECT_SCHEMA;
   return {
     name: skill.name,
     description: skill.description,
-    input: inputSchemaToValibot(schema),
-    inputSchema: schema as ToolDefinition['inputSchema'],
+    ...skillInput(config.input_schema),
     run: (input: Record<string, unknown>, ctx) => callMcpSkill(skill, config, input ?? {}, ctx.env.fetch, ctx.signal, options),
   };
 }
