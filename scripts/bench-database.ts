@@ -17,12 +17,13 @@
  *   document →) the database worker and back; plus the CSV import in a page's worker and the
  *   first (cold) query, which starts the worker, compiles the WebAssembly and opens the file.
  */
+import { CHINOOK_PATH } from '../tests/harness/fixtures';
 import fs from 'node:fs';
 import path from 'node:path';
 import { csvToDatabase, formatCsv, loadSqlite, openDatabase, type Cell } from '../lib/database';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-const CHINOOK = path.resolve(ROOT, '../shared/fixtures/databases/Chinook_Sqlite.sqlite');
+const CHINOOK = CHINOOK_PATH;
 const args = process.argv.slice(2);
 const repeatAt = args.indexOf('--repeat');
 const REPEAT = Math.max(1, Number(repeatAt >= 0 ? args[repeatAt + 1] : 5) || 5);

@@ -1,5 +1,5 @@
 /**
- * Extraction quality and speed on Mozilla Readability's test pages (/work/shared/fixtures/readability).
+ * Extraction quality and speed on Mozilla Readability's test pages (tests/fixtures/readability).
  *
  * For every folder: extractPage(source.html) against expected.html (Readability's own output, a good
  * but not perfect reference).
@@ -27,6 +27,7 @@
  * `wxt build`, minified the same way), to measure a change without rebuilding the extension; without
  * it, a built reader older than its sources is reported.
  */
+import { READABILITY_DIR } from '../tests/harness/fixtures';
 import { launchBenchBrowser, offlinePage } from './offline-browser';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
@@ -38,7 +39,7 @@ import { build } from 'vite';
 import { ANNOTATION_RE, extractPage, stripAnnotations, type ExtractResult } from '../lib/extract';
 import { CONTROLS_HEADER } from '../lib/extract/controls';
 
-const FIXTURES = '/work/shared/fixtures/readability';
+const FIXTURES = READABILITY_DIR;
 const READER = path.resolve('.output/chrome-mv3/page-reader.js');
 const READER_ENTRY = path.resolve('entrypoints/page-reader.ts');
 const EXTRACT_DIR = path.resolve('lib/extract');

@@ -1,7 +1,7 @@
 /**
  * Speed of the web_search result parsers on every captured page.
  *
- * Each page (../shared/fixtures/search, beside the repository, and tests/fixtures/search) is parsed
+ * Each page of tests/fixtures/search (real captures in the engine folders, hand-made ones at the top) is parsed
  * by its engine's parser many times, the way the tool calls it: engine.parse(body, info), which
  * builds the tree, finds the results, or throws its SearchError for challenge / no-result / unknown
  * pages (that path is timed too). Prints the median and p95 per page against the 5 ms target, which
@@ -12,6 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ENGINES, SearchError, type EngineId, type SearchEngine } from '../lib/search-engines';
+import { SEARCH_DIR } from '../tests/harness/fixtures';
 
 const TARGET_MS = 5;
 const args = process.argv.slice(2);
@@ -19,8 +20,6 @@ const runsArg = args.indexOf('--runs');
 const RUNS = Math.max(1, Number(runsArg >= 0 ? args[runsArg + 1] : 200) || 200);
 const WARMUP = 20;
 
-const SHARED = path.resolve('../shared/fixtures/search');
-const LOCAL = path.resolve('tests/fixtures/search');
 
 function files(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -31,9 +30,9 @@ function files(dir: string): string[] {
   });
 }
 
-/** Which engine's parser reads a page: from the folder (shared) or the file name (local). */
+/** Which engine's parser reads a page: from its folder (captures) or its file name (hand-made). */
 function engineFor(file: string): EngineId[] {
-  const rel = path.relative(path.dirname(SHARED), file);
+  const rel = path.relative(SEARCH_DIR, file);
   if (/duckduckgo|ddg/.test(rel)) return ['duckduckgo'];
   if (/bing/.test(rel)) return ['bing'];
   if (/baidu/.test(rel)) return ['baidu'];
@@ -61,7 +60,7 @@ function outcome(engine: SearchEngine, body: string, contentType: string): strin
 
 const rows: string[][] = [];
 let worst = 0;
-for (const file of [...files(SHARED), ...files(LOCAL)].sort()) {
+for (const file of files(SEARCH_DIR).sort()) {
   const body = fs.readFileSync(file, 'utf8');
   const contentType = file.endsWith('.json') ? 'application/json' : 'text/html; charset=utf-8';
   for (const id of engineFor(file)) {
@@ -78,7 +77,7 @@ for (const file of [...files(SHARED), ...files(LOCAL)].sort()) {
     const p95 = quantile(times, 0.95);
     worst = Math.max(worst, p95);
     rows.push([
-      shorten(path.relative(file.startsWith(SHARED) ? SHARED : path.dirname(LOCAL), file)),
+      shorten(path.relative(SEARCH_DIR, file)),
       id,
       `${Math.round(body.length / 1024)} kB`,
       result,
@@ -96,4 +95,4 @@ console.log(`web_search parsers: ${RUNS} runs per page after ${WARMUP} warm-up r
 console.log(line(header));
 for (const row of rows) console.log(line(row));
 console.log(`\nworst p95: ${worst.toFixed(2)} ms (target ≤ ${TARGET_MS} ms per page): ${worst <= TARGET_MS ? 'met' : 'NOT met'}`);
-if (rows.length === 0) console.log(`no pages found under ${SHARED} or ${LOCAL}`);
+if (rows.length === 0) console.log(`no pages found under ${SEARCH_DIR}`);

@@ -1,5 +1,5 @@
 /**
- * mcp skills with transport "call": the contract's protocol exactly (../shared/spec/skill-types.md).
+ * mcp skills with transport "call": the contract's protocol exactly (docs/spec/skill-types.md).
  * One `POST {url}/call` per tool call, with the JSON-RPC 2.0 body
  *   {"jsonrpc":"2.0","id":n,"method":"tools/call","params":{"name":"<skill.name>","arguments":{…}}}
  * and the first text content of result.content returned.

@@ -1,5 +1,5 @@
 /**
- * Skills: tools the user defines beside the built-in ones (the contract: ../shared/spec/skill-types.md).
+ * Skills: tools the user defines beside the built-in ones (the contract: docs/spec/skill-types.md).
  * Field names follow the contract's record (skill_type, config_json, is_active, name, description).
  */
 

@@ -8,7 +8,9 @@ import { PopupPage, setSettings } from '../harness/popup';
 import { createBuiltinRegistry } from '../../lib/tools';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
-const SCREENSHOT = path.resolve(import.meta.dirname, '../../docs/popup.png');
+// Written to .output (never to the tracked docs/ copy: a clean clone stays clean after testing);
+// `npm run docs:screenshots` copies it into docs/.
+const SCREENSHOT = path.resolve(import.meta.dirname, '../../.output/screenshots/popup.png');
 
 describe.each(browsers)('popup chat in %s', (name) => {
   const fake = new FakeAnthropic();

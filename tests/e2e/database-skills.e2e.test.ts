@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { CHINOOK_PATH } from '../harness/fixtures';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +12,7 @@ import { setSkills } from '../harness/popup';
 import { agentSession } from '../harness/session';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
-const CHINOOK = path.resolve(import.meta.dirname, '../../../shared/fixtures/databases/Chinook_Sqlite.sqlite');
+const CHINOOK = CHINOOK_PATH;
 
 const TOP_ARTISTS =
   'SELECT ar.Name AS artist, COUNT(*) AS tracks FROM Artist ar JOIN Album al ON al.ArtistId = ar.ArtistId JOIN Track t ON t.AlbumId = al.AlbumId GROUP BY ar.ArtistId ORDER BY tracks DESC, artist LIMIT 5';

@@ -2,11 +2,9 @@ import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { FIXTURES_DIR } from './fixtures';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-export const FIXTURES_DIR = path.resolve(here, '../../../shared/fixtures');
-const LOCAL_PAGES = path.resolve(here, '../fixtures');
+export { FIXTURES_DIR };
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -30,7 +28,7 @@ const HEADERS: Record<string, Record<string, string>> = {
   'three-pages.pdf': { 'content-type': 'application/pdf' },
 };
 
-/** Captured search pages (../shared/fixtures/search), served where the engines' endpoints point in tests. */
+/** Captured search pages (tests/fixtures/search), served where the engines' endpoints point in tests. */
 const SEARCH_PAGES: Record<string, [file: string, type: string]> = {
   '/engines/duckduckgo/html/': ['search/duckduckgo/desimoose_celina/ddg_html.html', 'text/html; charset=utf-8'],
   '/engines/duckduckgo-challenge/html/': ['search/duckduckgo/desimoose_celina/ddg_lite.html', 'text/html; charset=utf-8'],
@@ -128,8 +126,7 @@ const ROUTES: Record<string, (req: http.IncomingMessage, res: http.ServerRespons
 };
 
 /**
- * Serves test pages on 127.0.0.1: /shared/... from ../shared/fixtures, everything else from
- * tests/fixtures. Later issues add routes (redirects, slow bodies, charsets) here.
+ * Serves test pages on 127.0.0.1 from tests/fixtures, beside the routes above.
  */
 export class FixtureServer {
   private server?: http.Server;
@@ -151,11 +148,8 @@ export class FixtureServer {
     const url = new URL(req.url ?? '/', 'http://x');
     const route = ROUTES[url.pathname];
     if (route) return route(req, res);
-    const [root, rel] = url.pathname.startsWith('/shared/')
-      ? [FIXTURES_DIR, url.pathname.slice('/shared/'.length)]
-      : [LOCAL_PAGES, url.pathname.slice(1) || 'index.html'];
-    const file = path.resolve(root, decodeURIComponent(rel));
-    if (!file.startsWith(root + path.sep)) return void res.writeHead(403).end('forbidden');
+    const file = path.resolve(FIXTURES_DIR, decodeURIComponent(url.pathname.slice(1) || 'index.html'));
+    if (!file.startsWith(FIXTURES_DIR + path.sep)) return void res.writeHead(403).end('forbidden');
     try {
       const body = await fs.readFile(file);
       res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream', ...HEADERS[path.basename(file)] });

@@ -4,7 +4,7 @@
  * - startMcpServer(): a standard MCP server over Streamable HTTP, built with the official SDK
  *   (stateful sessions), at `${url}` = http://127.0.0.1:PORT/mcp.
  * - startCallServer(): the contract's `POST {url}/call` JSON-RPC protocol
- *   (../shared/spec/skill-types.md, "mcp"), with a behaviour per tool name for the bad cases.
+ *   (docs/spec/skill-types.md, "mcp"), with a behaviour per tool name for the bad cases.
  * - startHttpSkillServer(): REST endpoints for http skills (echo, JSON, text, errors, slow,
  *   endless and huge replies).
  *

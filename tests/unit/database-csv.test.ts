@@ -3,9 +3,8 @@
  * (3,503 rows; names with commas, quotes and accents; NULL composers) exported to CSV by the
  * engine, imported back, and compared row by row and by its aggregates.
  */
+import { CHINOOK_PATH } from '../harness/fixtures';
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   csvToDatabase,
@@ -19,8 +18,7 @@ import {
   type ReadOnlyDb,
 } from '../../lib/database';
 
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const CHINOOK = path.resolve(REPO, '../shared/fixtures/databases/Chinook_Sqlite.sqlite');
+const CHINOOK = CHINOOK_PATH;
 const ALL = { maxRows: 100_000, maxChars: 100_000_000, maxCellChars: 100_000 };
 
 async function rejection(promise: Promise<unknown>): Promise<DatabaseError> {

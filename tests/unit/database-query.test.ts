@@ -1,15 +1,14 @@
 /**
- * Queries on the real Chinook database (../shared/fixtures/databases, see its SOURCE.md): joins
+ * Queries on the real Chinook database (tests/fixtures/databases, see its SOURCE.md): joins
  * and aggregates with known answers, the schema, the caps, the time limit and bad input.
  */
+import { CHINOOK_PATH } from '../harness/fixtures';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseError, formatSchemaForModel, MAX_SQL_CHARS, openDatabase, QUERY_DEFAULTS, type ReadOnlyDb } from '../../lib/database';
 
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const CHINOOK = path.resolve(REPO, '../shared/fixtures/databases/Chinook_Sqlite.sqlite');
+const CHINOOK = CHINOOK_PATH;
 
 // ~10^9 recursion steps: minutes of work without the time limit.
 const SLOW_SQL = 'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000000) SELECT count(*) FROM n';

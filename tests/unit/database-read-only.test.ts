@@ -1,17 +1,15 @@
 /**
  * Read-only is enforced by the engine: every write form is refused with a clear error, the
  * database still answers afterwards, and the file's bytes are exactly what they were.
- * Data: the real Chinook database (../shared/fixtures/databases, see its SOURCE.md).
+ * Data: the real Chinook database (tests/fixtures/databases, see its SOURCE.md).
  */
+import { CHINOOK_PATH } from '../harness/fixtures';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseError, openDatabase, type ReadOnlyDb } from '../../lib/database';
 
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const CHINOOK = path.resolve(REPO, '../shared/fixtures/databases/Chinook_Sqlite.sqlite');
+const CHINOOK = CHINOOK_PATH;
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 

@@ -2,8 +2,8 @@
  * The database skill tool over the real engine in Node: the host is the engine called in
  * process (the extension's host sends the same calls to a worker).
  */
+import { CHINOOK_PATH } from '../harness/fixtures';
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionStore, type KeyValueArea } from '../../lib/database/connections';
 import { csvToDatabase, DatabaseError, openDatabase, type ReadOnlyDb } from '../../lib/database';
@@ -18,7 +18,7 @@ import { detachedEnv } from '../../lib/tools/env';
 import { ToolRegistry, type ToolContext } from '../../lib/tools/registry';
 import { TaskBoard } from '../../lib/tools/task-board';
 
-const CHINOOK = path.resolve(import.meta.dirname, '../../../shared/fixtures/databases/Chinook_Sqlite.sqlite');
+const CHINOOK = CHINOOK_PATH;
 /** browser.storage.local as the store sees it, in memory; values are copied as storage would. */
 class MemoryArea implements KeyValueArea {
   data = new Map<string, unknown>();

@@ -1,6 +1,6 @@
 /** The query worker's message handling in Node, with the OPFS files replaced by a Map. */
+import { CHINOOK_PATH } from '../harness/fixtures';
 import fs from 'node:fs';
-import path from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DatabaseWorkerReply, DatabaseWorkerRequest } from '../../lib/database/worker-protocol';
 
@@ -14,7 +14,7 @@ vi.mock('../../lib/database/files', () => ({
 }));
 const { startDatabaseWorker } = await import('../../lib/database/worker');
 
-const CHINOOK = new Uint8Array(fs.readFileSync(path.resolve(import.meta.dirname, '../../../shared/fixtures/databases/Chinook_Sqlite.sqlite')));
+const CHINOOK = new Uint8Array(fs.readFileSync(CHINOOK_PATH));
 
 function worker() {
   let listener: ((e: MessageEvent<DatabaseWorkerRequest>) => void) | undefined;

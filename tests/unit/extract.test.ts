@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { READABILITY_DIR } from '../harness/fixtures';
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ANNOTATION_RE, ExtractError, extractPage, LINK_NOTE, resolveSelector, SELECTOR_NOTE, stripAnnotations } from '../../lib/extract';
 import { CONTROLS_HEADER } from '../../lib/extract/controls';
 
-const FIXTURES = '/work/shared/fixtures/readability';
+const FIXTURES = READABILITY_DIR;
 
 function page(body: string, head = '', url = 'https://news.example/2024/story'): Document {
   return new JSDOM(`<!doctype html><html><head><title>The story</title>${head}</head><body>${body}</body></html>`, {

@@ -3,16 +3,14 @@
  * mapping, time limits, ad / redirect / duplicate filtering, Baidu redirect resolution — with fake
  * fetchers serving the real captured pages. No network.
  */
+import { SEARCH_DIR } from '../harness/fixtures';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { findRefreshTarget } from '../../lib/search-engines/baidu-resolve';
 import { clampMaxResults, ENGINES, getEngine, search, SearchError, type Fetcher, type FetchResponse, type SearchErrorCode, type SearchRequest } from '../../lib/search-engines';
 
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const SHARED = path.resolve(REPO, '../shared/fixtures/search');
-const read = (file: string): string => fs.readFileSync(path.join(SHARED, file), 'utf8');
+const read = (file: string): string => fs.readFileSync(path.join(SEARCH_DIR, file), 'utf8');
 
 const DDG_HTML = read('duckduckgo/desimoose_celina/ddg_html.html');
 const DDG_CHALLENGE = read('duckduckgo/desimoose_celina/ddg_lite.html');

@@ -1,10 +1,10 @@
 /**
- * The result parsers on real captured pages (../shared/fixtures/search, see its SOURCE.md) and on
+ * The result parsers on real captured pages (tests/fixtures/search, see its SOURCE.md) and on
  * small variations of them for what no capture shows (ads, no-result pages, entities).
  */
+import { SEARCH_DIR } from '../harness/fixtures';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { baidu } from '../../lib/search-engines/baidu';
 import { bing } from '../../lib/search-engines/bing';
@@ -14,11 +14,8 @@ import { SearchError, type SearchErrorCode } from '../../lib/search-engines/erro
 import { google } from '../../lib/search-engines/google';
 import type { ResponseInfo, SearchEngine, SearchResult } from '../../lib/search-engines/types';
 
-const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const SHARED = path.resolve(REPO, '../shared/fixtures/search');
-const LOCAL = path.resolve(REPO, 'tests/fixtures/search');
-const read = (file: string): string => fs.readFileSync(path.join(SHARED, file), 'utf8');
-const readLocal = (file: string): string => fs.readFileSync(path.join(LOCAL, file), 'utf8');
+const read = (file: string): string => fs.readFileSync(path.join(SEARCH_DIR, file), 'utf8');
+const readLocal = read;
 
 const DDG_HTML = read('duckduckgo/desimoose_celina/ddg_html.html');
 const DDG_CHALLENGE = read('duckduckgo/desimoose_celina/ddg_lite.html');

@@ -1,3 +1,0 @@
-import { startSandboxPage } from '../../lib/sandbox/sandbox-page';
-
-startSandboxPage();
