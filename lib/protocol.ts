@@ -1,6 +1,7 @@
 import { defineExtensionMessaging } from '@webext-core/messaging';
-import type { UserReply } from './agent/questions';
-import type { ConversationSummary, RunEvent } from './agent/types';
+import type { UserReply } from './contracts/questions';
+import type { ConversationSummary } from './contracts/conversation';
+import type { RunEvent } from './contracts/run-events';
 import type { SearchResult } from './search-engines/types';
 import type { SearchEngineId } from './settings';
 

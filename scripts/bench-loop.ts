@@ -18,7 +18,7 @@ import * as v from 'valibot';
 import { ConversationStore } from '../lib/agent/conversation-store';
 import { runLoop, type LoopHooks, type LoopOptions } from '../lib/agent/loop';
 import { createAnthropicClient, type ModelClient } from '../lib/agent/model';
-import { idleRun, type RunState, type StoredMessage } from '../lib/agent/types';
+import { idleRun, type RunState, type StoredMessage } from '../lib/contracts/conversation';
 import { defineTool, ToolRegistry, type ToolContext, type ToolOutcome } from '../lib/tools/registry';
 import { TaskBoard } from '../lib/tools/task-board';
 import { detachedEnv } from '../lib/tools/env';

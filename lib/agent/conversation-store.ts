@@ -1,5 +1,5 @@
-import type { Conversation, ConversationSummary, RunState, StoredMessage } from './types';
-import { idleRun } from './types';
+import type { Conversation, ConversationSummary, RunState, StoredMessage } from '../contracts/conversation';
+import { idleRun } from '../contracts/conversation';
 
 type ConversationMeta = Omit<Conversation, 'messages'>;
 interface MessageRecord {

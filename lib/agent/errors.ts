@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import type { RunError } from './types';
+import type { RunError } from '../contracts/conversation';
 
 export interface ClassifiedError {
   retryable: boolean;

@@ -3,7 +3,7 @@ import type { ToolContext, ToolDispatcher, ToolOutcome } from '../tools/registry
 import { backoffMs, classifyModelError, isAbort } from './errors';
 import type { ModelClient, ModelRequest } from './model';
 import { toApiMessages } from './messages';
-import type { ContentBlock, DraftBlock, RunError, StoredMessage, ToolCallStatus, TokenUsage } from './types';
+import type { ContentBlock, DraftBlock, RunError, StoredMessage, ToolCallStatus, TokenUsage } from '../contracts/conversation';
 
 export const MAX_MODEL_ATTEMPTS = 6;
 

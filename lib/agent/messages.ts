@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlock, StoredMessage } from './types';
+import { isToolResultMessage, type ContentBlock, type StoredMessage } from '../contracts/conversation';
 
 /** The conversation as the Messages API wants it; optionally marks the latest turn for caching. */
 export function toApiMessages(
@@ -23,9 +23,6 @@ export function toApiMessages(
   }
   return out;
 }
-
-export const isToolResultMessage = (m: StoredMessage) =>
-  m.role === 'user' && m.content.length > 0 && m.content.every((b) => b.type === 'tool_result');
 
 /**
  * A run cut short (worker killed, browser closed) can leave tool calls without results, which
@@ -61,11 +58,4 @@ export function awaitsModel(messages: readonly StoredMessage[]): boolean {
 export function titleFrom(text: string): string {
   const line = text.trim().split('\n')[0]!.replace(/\s+/g, ' ');
   return line.length > 60 ? `${line.slice(0, 57)}…` : line;
-}
-
-export function messageText(m: StoredMessage): string {
-  return m.content
-    .filter((b): b is Anthropic.TextBlockParam => b.type === 'text')
-    .map((b) => b.text)
-    .join('\n\n');
 }

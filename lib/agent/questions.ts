@@ -3,25 +3,9 @@
  * or stopped. Any popup attached to the conversation can answer; while a question waits the
  * toolbar badge says so, and when no popup shows the conversation a notification does too.
  */
-import type { PendingQuestion, QuestionAnswer, RunEvent } from './types';
-
-/** What the browser does to draw the user's eye (the badge, a system notification). */
-export interface Attention {
-  /** How many questions wait, over all conversations (0 clears the badge). */
-  waiting(count: number): void;
-  notify(question: PendingQuestion): void;
-  /** The question was settled: its notification, if any, goes away. */
-  settled(questionId: string): void;
-}
-
-export interface QuestionInput {
-  question: string;
-  options?: string[];
-  multiple: boolean;
-}
-
-/** What a popup sends back: free text, the chosen option(s), or "skip". */
-export type UserReply = { text: string } | { selected: string[] } | { decline: true };
+import type { Attention } from '../contracts/ports';
+import type { PendingQuestion, QuestionAnswer, QuestionInput, UserReply } from '../contracts/questions';
+import type { RunEvent } from '../contracts/run-events';
 
 interface Waiting {
   question: PendingQuestion;

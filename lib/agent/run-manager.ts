@@ -1,33 +1,22 @@
 import type { Settings } from '../settings';
+import type { KeepAlive } from '../contracts/ports';
 import { detachedEnv, type BrowserEnv, type ToolEnv } from '../tools/env';
 import { TaskBoards } from '../tools/task-board';
 import type { SkillProblem } from '../skills/tools';
 import type { ToolDefinition, ToolRegistry } from '../tools/registry';
 import type { ConversationStore } from './conversation-store';
-import { QuestionBoard, type Attention, type UserReply } from './questions';
+import { QuestionBoard } from './questions';
+import { type Attention } from '../contracts/ports';
+import { type UserReply } from '../contracts/questions';
 import { runSubAgent } from './sub-agents';
 import { runLoop, type LoopHooks, type LoopOutcome } from './loop';
 import { awaitsModel, regenerateCut, repairDanglingToolUse, titleFrom } from './messages';
 import type { ModelClient, ModelEndpoint } from './model';
 import { summarize } from './summarize';
 import { systemPrompt } from './system-prompt';
-import {
-  emptyUsage,
-  type Conversation,
-  type ConversationSnapshot,
-  type DraftBlock,
-  type RunEvent,
-  type RunState,
-  type StoredMessage,
-  type SubAgentView,
-  foldSubAgentEvent,
-  type ToolCallStatus,
-} from './types';
-
-export interface KeepAlive {
-  acquire(): void;
-  release(): void;
-}
+import { emptyUsage, type Conversation, type DraftBlock, type RunState, type StoredMessage, type ToolCallStatus } from '../contracts/conversation';
+import { type ConversationSnapshot, type RunEvent } from '../contracts/run-events';
+import { type SubAgentView, foldSubAgentEvent } from '../contracts/sub-agents';
 
 export interface RunManagerDeps {
   store: ConversationStore;

@@ -8,9 +8,8 @@ import type { ToolDispatcher, ToolContext, ToolOutcome } from '../tools/registry
 import { TaskBoard } from '../tools/task-board';
 import { runLoop, type LoopHooks } from './loop';
 import type { ModelClient } from './model';
-import type { StoredMessage, SubAgentEvent, SubAgentType, TokenUsage } from './types';
-
-export const SUB_AGENT_TYPES = ['researcher', 'page_operator', 'general'] as const satisfies readonly SubAgentType[];
+import type { StoredMessage, TokenUsage } from '../contracts/conversation';
+import type { SubAgentEvent, SubAgentRequest, SubAgentResult, SubAgentType } from '../contracts/sub-agents';
 
 /** Never for a sub-agent: asking the user belongs to the parent, and agents do not nest. */
 const NEVER = new Set(['ask_user', 'agent']);
@@ -26,33 +25,6 @@ export const SUB_AGENT_LIMITS = { rounds: 25, ms: 10 * 60_000 };
 export function allowedFor(type: SubAgentType, tool: string): boolean {
   if (NEVER.has(tool)) return false;
   return type === 'general' || ALLOWED[type].has(tool);
-}
-
-export interface SubAgentRequest {
-  prompt: string;
-  description?: string;
-  type: SubAgentType;
-  tabId?: number;
-  /** A saved agent profile (delegate_to_agent): its own prompt, model and tool set. */
-  profile?: SubAgentProfile;
-}
-
-export interface SubAgentProfile {
-  name: string;
-  system: string;
-  /** Empty or absent: the parent's model. */
-  model?: string;
-  /** Tool names it may use (still never ask_user or agent); empty or absent: the type's set. */
-  tools?: readonly string[];
-}
-
-export interface SubAgentResult {
-  /** The sub-agent's final answer (its last words), or what it had said when the budget ran out. */
-  answer: string;
-  tools_used: { name: string; calls: number }[];
-  /** Present when the budget (rounds or time) ran out before the sub-agent finished. */
-  partial?: true;
-  reason?: string;
 }
 
 /**

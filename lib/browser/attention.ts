@@ -4,8 +4,8 @@
  * the browser allows that.
  */
 import { browser } from 'wxt/browser';
-import type { Attention } from '../agent/questions';
-import type { PendingQuestion } from '../agent/types';
+import type { Attention } from '../contracts/ports';
+import type { PendingQuestion } from '../contracts/questions';
 import { t } from '../i18n';
 
 type ActionApi = {

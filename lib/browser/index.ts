@@ -1,7 +1,7 @@
-import type { KeepAlive } from '../agent/run-manager';
+import type { KeepAlive } from '../contracts/ports';
 import { createSandboxHost } from '../sandbox';
 import type { SandboxHost } from '../sandbox/types';
-import type { Attention } from '../agent/questions';
+import type { Attention } from '../contracts/ports';
 import type { DatabaseHost } from '../database/host';
 import { createAttention } from './attention';
 import { inPageDatabaseHost, offscreenDatabaseHost } from './database-host';

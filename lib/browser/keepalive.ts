@@ -1,5 +1,5 @@
 import { browser } from 'wxt/browser';
-import type { KeepAlive } from '../agent/run-manager';
+import type { KeepAlive } from '../contracts/ports';
 
 /**
  * Chrome stops an idle MV3 service worker after ~30 s; any extension API call resets that

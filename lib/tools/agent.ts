@@ -1,6 +1,7 @@
 /** The sub-agent family: agent. */
 import * as v from 'valibot';
-import { SUB_AGENT_LIMITS, SUB_AGENT_TYPES } from '../agent/sub-agents';
+import { SUB_AGENT_LIMITS } from '../agent/sub-agents';
+import { SUB_AGENT_TYPES } from '../contracts/sub-agents';
 import { defineTool, ToolError } from './registry';
 import { tabId } from './tabs';
 

@@ -1,6 +1,7 @@
-import type { QuestionInput } from '../agent/questions';
-import type { SubAgentRequest, SubAgentResult } from '../agent/sub-agents';
-import type { QuestionAnswer } from '../agent/types';
+import type { Notice } from '../contracts/notices';
+import type { QuestionInput } from '../contracts/questions';
+import type { SubAgentRequest, SubAgentResult } from '../contracts/sub-agents';
+import type { QuestionAnswer } from '../contracts/questions';
 import type { DomHost } from '../browser/dom-host';
 import type { DatabaseHost } from '../database/host';
 import type { PagesAdapter } from '../browser/pages';
@@ -9,14 +10,6 @@ import type { SandboxHost } from '../sandbox/types';
 import type { Workspace } from '../workspace';
 import type { Settings } from '../settings';
 import type { SkillProposals } from '../skills/proposals';
-
-/** Something a tool wants the user to know beside its result (shown as a popup banner). */
-export type Notice =
-  | { kind: 'user_scripts_needed' }
-  /** Active skills a run had to leave out (a config that no longer checks out, an MCP server down). */
-  | { kind: 'skills_unavailable'; problems: { skill: string; message: string }[] }
-  /** The model proposed a function skill; it waits for the user's review. */
-  | { kind: 'skill_review'; name: string };
 
 /** What the browser gives tools: the adapters chosen at start-up, and the network. */
 export type BrowserEnv = Pick<ToolEnv, 'tabs' | 'pages' | 'sandbox' | 'dom' | 'database' | 'fetch' | 'workspace' | 'skillProposals'>;

@@ -1,4 +1,4 @@
-import type { Task } from '../agent/types';
+import type { Task } from '../contracts/conversation';
 
 /**
  * One conversation's task list. The contract says task data is not persisted, so it lives in

@@ -1,5 +1,5 @@
-import type { UserReply } from '../agent/questions';
-import type { ConversationSummary } from '../agent/types';
+import type { UserReply } from '../contracts/questions';
+import type { ConversationSummary } from '../contracts/conversation';
 import type { PortEvent } from '../protocol';
 
 /** What the chat UI needs from the background; the extension and component tests each supply one. */

@@ -1,5 +1,8 @@
-import { foldSubAgentEvent, type DraftBlock, type PendingQuestion, type RunEvent, type RunState, type StoredMessage, type SubAgentView, type Task, type ToolCallStatus } from '../agent/types';
-import type { Notice } from '../tools/env';
+import { foldSubAgentEvent, type SubAgentView } from '../contracts/sub-agents';
+import { type DraftBlock, type RunState, type StoredMessage, type Task, type ToolCallStatus } from '../contracts/conversation';
+import { type PendingQuestion } from '../contracts/questions';
+import { type RunEvent } from '../contracts/run-events';
+import type { Notice } from '../contracts/notices';
 
 /** The attached conversation as the UI sees it, rebuilt from the background's events. */
 export class ChatState {

@@ -17,6 +17,7 @@
 
 import type { ContentKind } from './content-kind';
 import { C1_REMAP } from '../html/entities';
+import { sniffBom } from './bom';
 import { parseMimeType } from './mime';
 
 export type CharsetSource = 'bom' | 'header' | 'meta' | 'xml-declaration' | 'default' | 'fallback';
@@ -74,14 +75,6 @@ function declarationKind(essence: string | undefined): ContentKind | undefined {
   if (essence === 'text/html' || essence === 'application/xhtml+xml') return 'html';
   if (essence === 'text/xml' || essence === 'application/xml' || essence.endsWith('+xml')) return 'xml';
   return undefined;
-}
-
-/** The encoding a byte order mark announces, or null. */
-export function sniffBom(bytes: Uint8Array): 'utf-8' | 'utf-16le' | 'utf-16be' | null {
-  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';
-  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
-  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
-  return null;
 }
 
 const labelCache = new Map<string, string | null>();

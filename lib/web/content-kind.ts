@@ -5,7 +5,7 @@
  * unknown type is sniffed, loosely after the WHATWG MIME Sniffing standard.
  */
 
-import { sniffBom } from './charset';
+import { sniffBom } from './bom';
 import { parseMimeType } from './mime';
 
 export type ContentKind = 'html' | 'json' | 'xml' | 'feed' | 'text' | 'binary';

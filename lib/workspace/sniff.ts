@@ -19,7 +19,7 @@
  *   8. otherwise binary.
  */
 
-import { sniffBom } from '../web/charset';
+import { sniffBom } from '../web/bom';
 import { classifyContent, sniffBinaryFormat, type BinaryFormat } from '../web/content-kind';
 import { extensionOf } from './paths';
 

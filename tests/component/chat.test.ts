@@ -2,21 +2,13 @@ import { tick } from 'svelte';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import { render } from 'vitest-browser-svelte';
-import type {
-  ContentBlock,
-  ConversationSnapshot,
-  PendingQuestion,
-  SubAgentView,
-  ConversationSummary,
-  RunEvent,
-  RunState,
-  StoredMessage,
-  Task,
-  ToolCallStatus,
-} from '../../lib/agent/types';
-import { idleRun } from '../../lib/agent/types';
+import type { ContentBlock, ConversationSummary, RunState, StoredMessage, Task, ToolCallStatus } from '../../lib/contracts/conversation';
+import type { ConversationSnapshot, RunEvent } from '../../lib/contracts/run-events';
+import type { PendingQuestion } from '../../lib/contracts/questions';
+import type { SubAgentView } from '../../lib/contracts/sub-agents';
+import { idleRun } from '../../lib/contracts/conversation';
 import type { PortEvent } from '../../lib/protocol';
-import type { UserReply } from '../../lib/agent/questions';
+import type { UserReply } from '../../lib/contracts/questions';
 import type { ChatClient } from '../../lib/ui/chat-client';
 import Chat from '../../lib/ui/chat/Chat.svelte';
 

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { createAnthropicClient } from '../../lib/agent/model';
 import type { LoopHooks, LoopOptions } from '../../lib/agent/loop';
-import type { StoredMessage, ToolCallStatus, TokenUsage } from '../../lib/agent/types';
+import type { StoredMessage, ToolCallStatus, TokenUsage } from '../../lib/contracts/conversation';
 import { defineTool, ToolRegistry } from '../../lib/tools/registry';
 import { defaultSettings } from '../../lib/settings';
 import { detachedEnv } from '../../lib/tools/env';

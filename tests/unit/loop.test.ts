@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runLoop } from '../../lib/agent/loop';
-import type { StoredMessage } from '../../lib/agent/types';
+import type { StoredMessage } from '../../lib/contracts/conversation';
 import { apiKeyOf, FakeAnthropic, gate, text, toolCall } from '../harness/fake-anthropic';
 import { loopOptions, recorder, userText } from './helpers';
 

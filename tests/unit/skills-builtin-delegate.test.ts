@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { SubAgentRequest, SubAgentResult } from '../../lib/agent/sub-agents';
+import type { SubAgentRequest, SubAgentResult } from '../../lib/contracts/sub-agents';
 import { defaultSettings } from '../../lib/settings';
 import { builtinSkillTools } from '../../lib/skills/builtin';
 import { a2aMessageSend, partsText } from '../../lib/skills/builtin/delegate';

@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConversationStore } from '../../lib/agent/conversation-store';
-import { idleRun, type RunState, type StoredMessage } from '../../lib/agent/types';
+import { idleRun, type RunState, type StoredMessage } from '../../lib/contracts/conversation';
 
 const stores: ConversationStore[] = [];
 let clock = 0;

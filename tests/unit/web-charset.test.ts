@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { charsetFromMetaContent, decodeBody, normalizeEncodingLabel, prescanMetaCharset, sniffBom, xmlDeclarationEncoding } from '../../lib/web/charset';
+import { charsetFromMetaContent, decodeBody, normalizeEncodingLabel, prescanMetaCharset, xmlDeclarationEncoding } from '../../lib/web/charset';
+import { sniffBom } from '../../lib/web/bom';
 
 const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`../fixtures/web/charset/${name}`, import.meta.url)));
 const bytes = (text: string) => new TextEncoder().encode(text);

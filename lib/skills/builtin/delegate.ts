@@ -8,7 +8,7 @@
  * enums), since a server may have moved on.
  */
 import * as v from 'valibot';
-import type { SubAgentRequest } from '../../agent/sub-agents';
+import type { SubAgentRequest } from '../../contracts/sub-agents';
 import { defineTool, ToolError, type ToolContext, type ToolDefinition } from '../../tools/registry';
 import type { BuiltinConfig } from '../config';
 import type { SkillServices } from '../services';

@@ -1,0 +1,110 @@
+/**
+ * A contract at the bottom of the import graph: what a conversation is, as the store keeps it,
+ * the agent writes it and the UI shows it. Imports nothing of Pagewright's above lib/contracts.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+
+export type ContentBlock =
+  | Anthropic.TextBlockParam
+  | Anthropic.ToolUseBlockParam
+  | Anthropic.ToolResultBlockParam;
+
+/** One message as sent to the model, plus when it was written. */
+export interface StoredMessage {
+  role: 'user' | 'assistant';
+  content: ContentBlock[];
+  at: number;
+}
+
+export interface TokenUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+export type RunStatus =
+  | 'idle'
+  | 'running'
+  | 'retrying'
+  | 'awaiting_continue'
+  | 'interrupted'
+  | 'stopped'
+  | 'error'
+  | 'done';
+
+export type RunErrorKind = 'auth' | 'bad_request' | 'not_found' | 'network' | 'stream' | 'config' | 'other';
+
+export interface RunError {
+  kind: RunErrorKind;
+  message: string;
+  status?: number;
+}
+
+export interface RunState {
+  status: RunStatus;
+  /** Model rounds in the current run. */
+  round: number;
+  roundCap: number;
+  usage: TokenUsage;
+  error?: RunError;
+  /** Set while waiting before a retry; `at` is the epoch ms of the next attempt. */
+  retry?: { at: number; attempt: number; maxAttempts: number; reason: string };
+  startedAt?: number;
+  endedAt?: number;
+}
+
+export interface Conversation {
+  id: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  messages: StoredMessage[];
+  run: RunState;
+}
+
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  updatedAt: number;
+  status: RunStatus;
+}
+
+/** The assistant reply being streamed, before it is committed to the conversation. */
+export interface DraftBlock {
+  type: 'text' | 'tool_use';
+  text: string;
+  id?: string;
+  name?: string;
+  /** Raw JSON text of a tool_use input as it streams in. */
+  inputJson?: string;
+}
+
+export type ToolCallStatus = 'running' | 'done' | 'error';
+
+export interface Task {
+  task_id: string;
+  subject: string;
+  description?: string;
+  status: 'pending' | 'in_progress' | 'completed';
+}
+
+export const emptyUsage = (): TokenUsage => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+
+export const idleRun = (roundCap: number): RunState => ({
+  status: 'idle',
+  round: 0,
+  roundCap,
+  usage: emptyUsage(),
+});
+
+export const isToolResultMessage = (m: StoredMessage) =>
+  m.role === 'user' && m.content.length > 0 && m.content.every((b) => b.type === 'tool_result');
+
+/** The text a message says (its text blocks), as the UI shows and copies it. */
+export function messageText(m: StoredMessage): string {
+  return m.content
+    .filter((b): b is Anthropic.TextBlockParam => b.type === 'text')
+    .map((b) => b.text)
+    .join('\n\n');
+}

@@ -1,0 +1,112 @@
+/**
+ * The import graph of lib/ and entrypoints/ has no cycle, and the layers keep their places:
+ * contracts at the bottom import nothing above them; the UI, the protocol and the browser
+ * adapters never reach into the agent's or the tools' internals. Read with TypeScript's own
+ * pre-processor (imports and re-exports, type-only ones too: a type cycle still ties two
+ * modules together for a reader).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const SOURCE = /\.(ts|svelte)$/;
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const rel = path.posix.join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(rel);
+    return SOURCE.test(e.name) && !e.name.endsWith('.d.ts') ? [rel] : [];
+  });
+}
+
+function resolve(from: string, spec: string): string | undefined {
+  if (!spec.startsWith('.')) return undefined;
+  const base = path.posix.normalize(path.posix.join(path.posix.dirname(from), spec));
+  for (const candidate of [base, `${base}.ts`, `${base}/index.ts`, base.replace(/\.js$/, '.ts')]) {
+    if (SOURCE.test(candidate) && fs.existsSync(path.join(ROOT, candidate)) && fs.statSync(path.join(ROOT, candidate)).isFile()) return candidate;
+  }
+  return undefined;
+}
+
+function importsOf(file: string): string[] {
+  let text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  if (file.endsWith('.svelte')) text = [...text.matchAll(/<script[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]).join('\n');
+  const info = ts.preProcessFile(text, true, true);
+  return info.importedFiles.map((f) => resolve(file, f.fileName)).filter((f): f is string => !!f);
+}
+
+export function importGraph(): Map<string, string[]> {
+  const files = [...sourceFiles('lib'), ...sourceFiles('entrypoints')];
+  return new Map(files.map((f) => [f, importsOf(f)]));
+}
+
+/** Strongly connected components with more than one file (or a file importing itself). */
+export function cycles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const idx = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const out: string[][] = [];
+  const visit = (v: string) => {
+    idx.set(v, index);
+    low.set(v, index++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+    }
+    if (low.get(v) === idx.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1 || graph.get(v)?.includes(v)) out.push(scc.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!idx.has(v)) visit(v);
+  return out;
+}
+
+describe('the import graph', () => {
+  const graph = importGraph();
+
+  it('has no cycle', () => {
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it('finds a cycle when there is one (the check itself works)', () => {
+    const g = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', ['a']],
+    ]);
+    expect(cycles(g)).toEqual([['a', 'b', 'c']]);
+  });
+
+  it('keeps the contracts at the bottom: lib/contracts imports only lib/contracts and lib/errors.ts', () => {
+    for (const [file, deps] of graph) {
+      if (!file.startsWith('lib/contracts/') && file !== 'lib/errors.ts') continue;
+      expect(deps.filter((d) => !d.startsWith('lib/contracts/')), file).toEqual([]);
+    }
+  });
+
+  it('keeps the UI, the protocol and the browser adapters out of the agent and the tools', () => {
+    const ui = (f: string) => f.startsWith('lib/ui/') || f.startsWith('entrypoints/popup/') || f.startsWith('entrypoints/options/');
+    const layered = (f: string) => ui(f) || f === 'lib/protocol.ts' || f.startsWith('lib/browser/');
+    // The management page lists the built-in tools (for agent profiles and skill names) from
+    // their definitions: the one place a tool's facts live.
+    const internal = (file: string, dep: string) => dep.startsWith('lib/agent/') || (dep.startsWith('lib/tools/') && !(file.startsWith('entrypoints/options/') && dep === 'lib/tools/catalog.ts'));
+    const offending = [...graph].flatMap(([file, deps]) => (layered(file) ? deps.filter((d) => internal(file, d)).map((d) => `${file} → ${d}`) : []));
+    expect(offending).toEqual([]);
+  });
+});
