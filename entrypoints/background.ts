@@ -15,7 +15,8 @@ import { McpServerSessions } from '../lib/skills/mcp-servers';
 import { storeProposals } from '../lib/skills/proposals';
 import { createSkillRuntime } from '../lib/skills/runtime';
 import { createBuiltinRegistry } from '../lib/tools';
-import { FETCH_TIMEOUT_MS, runSearch, SEARCH_TEST_QUERY } from '../lib/tools/web';
+import { runSearch, SEARCH_TEST_QUERY } from '../lib/search-engines/run';
+import { FETCH_TIMEOUT_MS } from '../lib/web/request';
 
 export default defineBackground(() => {
   const adapters = createAdapters();

@@ -1,3 +1,4 @@
+import { ModelFacingError } from '../errors';
 import { excerpt } from './text';
 
 /**
@@ -28,17 +29,15 @@ export type SearchErrorCode =
   | 'timeout'
   | 'aborted';
 
-export class SearchError extends Error {
+export class SearchError extends ModelFacingError<SearchErrorCode> {
   override name = 'SearchError';
   readonly engine: string;
-  readonly code: SearchErrorCode;
   /** The HTTP status, when a response came. */
   readonly status: number | undefined;
 
   constructor(engine: string, code: SearchErrorCode, message: string, status?: number) {
-    super(message);
+    super(code, message);
     this.engine = engine;
-    this.code = code;
     this.status = status;
   }
 }

@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
+import { errorMessage, isModelFacing, ModelFacingError } from '../errors';
 import type { ToolEnv } from './env';
 import type { TaskBoard } from './task-board';
 
@@ -36,9 +37,16 @@ export interface ToolDefinition<S extends AnySchema = AnySchema> {
   run(input: v.InferOutput<S>, ctx: ToolContext): Promise<unknown> | unknown;
 }
 
-/** An error whose message is meant for the model: it says what went wrong and what to do. */
-export class ToolError extends Error {
+/**
+ * An error a tool handler raises itself, with a message meant for the model (what went wrong and
+ * what to do). Domain errors (lib/errors.ts's ModelFacingError) reach the model the same way.
+ */
+export class ToolError extends ModelFacingError<'tool'> {
   override name = 'ToolError';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('tool', message, options);
+  }
 }
 
 export const defineTool = <S extends AnySchema>(def: ToolDefinition<S>): ToolDefinition<S> => def;
@@ -113,8 +121,9 @@ export class ToolRegistry implements ToolDispatcher {
       return { content: typeof result === 'string' ? result : JSON.stringify(result), isError: false };
     } catch (e) {
       if (ctx.signal.aborted) return fail('Stopped by the user before this tool finished.');
-      if (e instanceof ToolError) return fail(e.message);
-      return fail(`${name} failed: ${e instanceof Error ? e.message : String(e)}`);
+      // The one place domain errors become the model's error results.
+      if (isModelFacing(e)) return fail(e.message);
+      return fail(`${name} failed: ${errorMessage(e)}`);
     }
   }
 }

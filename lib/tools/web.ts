@@ -1,53 +1,13 @@
 /**
- * The web family: web_fetch (one URL → readable text) and web_search (an engine's results).
- * Requests go out without the user's cookies: what the agent fetches must not act as the user.
+ * The web family: web_fetch (one URL → readable text, lib/web/fetch-page.ts) and web_search (an
+ * engine's results, lib/search-engines/run.ts). Their failures are WebFetchError / SearchError,
+ * which the registry hands to the model as they are.
  */
 import * as v from 'valibot';
 import { DEFAULT_MAX_LENGTH, MAX_CONTENT_LENGTH } from '../extract/limits';
-import { search, SearchError, type EngineConfig, type Fetcher, type SearchResult } from '../search-engines';
-import type { SearchEngineId, Settings } from '../settings';
-import { checkFetchUrl, privateAddressReason } from '../web/address-policy';
-import { MAX_BODY_BYTES, readBodyCapped } from '../web/body';
-import { decodeBody } from '../web/charset';
-import { formatBytes } from '../web/content-kind';
-import { readableFromBytes } from '../web/convert';
-import { WebFetchError } from '../web/errors';
-import { htmlToText } from '../web/html-text';
-import { parseMimeType } from '../web/mime';
-import { defineTool, ToolError, type ToolContext } from './registry';
-
-/** The contract's request timeout, for the response and its body together. */
-export const FETCH_TIMEOUT_MS = 30_000;
-/** A search result page is small; an engine answering more is not answering a search. */
-const SEARCH_BODY_BYTES = 4 * 1024 * 1024;
-/** Following a redirect link needs the final URL and at most a refresh page's head. */
-const RESOLVE_BODY_BYTES = 64 * 1024;
-
-const ACCEPT = 'text/html,application/xhtml+xml,application/json;q=0.9,application/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5';
-
-type FetchFn = typeof fetch;
-
-/** A request on the agent's behalf: no cookies or HTTP auth of the user's, no referrer, no cache. */
-function agentRequest(fetchFn: FetchFn, url: string, signal: AbortSignal, headers: Record<string, string> = {}): Promise<Response> {
-  return fetchFn(url, {
-    credentials: 'omit',
-    redirect: 'follow',
-    cache: 'no-store',
-    referrerPolicy: 'no-referrer',
-    headers: { Accept: ACCEPT, ...headers },
-    signal,
-  });
-}
-
-const withTimeout = (signal: AbortSignal, ms: number) => AbortSignal.any([signal, AbortSignal.timeout(ms)]);
-
-/** fetch()'s failures, told in terms of what the model can do about them. */
-function networkError(e: unknown, url: string, signal: AbortSignal, userSignal: AbortSignal): ToolError {
-  if (userSignal.aborted) return new ToolError('Stopped by the user.');
-  if (signal.aborted) return new ToolError(`${url} did not answer within ${FETCH_TIMEOUT_MS / 1000} s (timed out). Try again later or another source.`);
-  const message = e instanceof Error ? e.message : String(e);
-  return new ToolError(`Could not reach ${url}: the request failed (${message}) — the host may not exist, refuse connections, or have a broken TLS certificate.`);
-}
+import { runSearch } from '../search-engines/run';
+import { cutText, fetchReadable } from '../web/fetch-page';
+import { defineTool, type ToolContext } from './registry';
 
 const fetchMaxLength = v.pipe(
   v.number('must be a number of characters'),
@@ -73,137 +33,31 @@ export const webFetch = defineTool({
     max_length: v.optional(v.pipe(fetchMaxLength, v.description('Maximum characters of content'))),
   }),
   async run(input, ctx) {
-    const allowPrivate = ctx.env.settings.allowPrivateNetwork;
-    let url: URL;
-    try {
-      url = checkFetchUrl(input.url, { allowPrivate });
-    } catch (e) {
-      if (e instanceof WebFetchError) throw new ToolError(e.message);
-      throw e;
-    }
-    const signal = withTimeout(ctx.signal, FETCH_TIMEOUT_MS);
-    let response: Response;
-    try {
-      response = await agentRequest(ctx.env.fetch, url.href, signal);
-    } catch (e) {
-      throw networkError(e, url.href, signal, ctx.signal);
-    }
-    const finalUrl = response.url || url.href;
-    // Redirects are followed by the browser, so a public URL may land on a private one; an
-    // extension cannot stop that hop (fetch's 'manual' mode hides the Location), only the answer.
-    if (!allowPrivate && finalUrl !== url.href) {
-      const reason = privateAddressReason(new URL(finalUrl));
-      if (reason) {
-        void response.body?.cancel().catch(() => {});
-        throw new ToolError(
-          `${url.href} redirected to ${finalUrl}, which is ${reason}. web_fetch does not read the user's own computer or local network unless the user allows it in Pagewright's settings.`,
-        );
-      }
-    }
-    let body;
-    try {
-      body = await readBodyCapped(response, { signal });
-    } catch (e) {
-      throw networkError(e, finalUrl, signal, ctx.signal);
-    }
-    const contentTypeHeader = response.headers.get('content-type');
-    if (!response.ok) throw httpError(response, finalUrl, body.bytes, contentTypeHeader);
-
-    const readable = readableFromBytes(body.bytes, { contentType: contentTypeHeader, url: finalUrl, capped: body.capped, size: body.size, maxBytes: MAX_BODY_BYTES });
     const limit = input.prompt ? MAX_CONTENT_LENGTH : (input.max_length ?? DEFAULT_MAX_LENGTH);
-    let content = readable.content;
-    let truncated = body.capped;
-    const notes: string[] = [];
-    if (readable.note) notes.push(readable.note);
-    if (readable.kind === 'html') {
-      const page = await ctx.env.dom.htmlToMarkdown({ html: readable.content, url: finalUrl, maxLength: limit });
-      content = page.content ? (page.title && !page.content.startsWith('# ') ? `# ${page.title}\n\n${page.content}` : page.content) : '';
-      truncated ||= page.truncated;
-      if (!content.trim()) notes.push('The HTML has no readable text: the page is probably built by JavaScript. Open it with open_tab and read it with get_tab_content.');
-    } else if (content.length > limit) {
-      content = cut(content, limit);
-      truncated = true;
-    }
+    const page = await fetchReadable(input.url, {
+      fetch: ctx.env.fetch,
+      htmlToMarkdown: (request) => ctx.env.dom.htmlToMarkdown(request),
+      allowPrivate: ctx.env.settings.allowPrivateNetwork,
+      maxLength: limit,
+      signal: ctx.signal,
+    });
+    let { content, truncated } = page;
+    const notes = page.notes.slice();
     if (input.prompt) {
       // truncated stays true when the summary could only see part of the page (10 MB body,
       // 1,000,000 characters of text); max_length then cuts the summary itself.
       content = await ctx.env.summarize(content, input.prompt, ctx.signal);
       if (input.max_length && content.length > input.max_length) {
-        content = cut(content, input.max_length);
+        content = cutText(content, input.max_length);
         truncated = true;
       }
-    } else if (truncated && !body.capped && !input.max_length) {
+    } else if (truncated && !page.bodyCapped && !input.max_length) {
       notes.push(`Cut at ${limit} characters: pass a prompt to have the whole page distilled, or max_length (up to ${MAX_CONTENT_LENGTH}).`);
     }
     if (notes.length) content = `[Note: ${notes.join(' ')}]\n\n${content}`;
-    return {
-      url: url.href,
-      content_type: parseMimeType(contentTypeHeader)?.essence ?? readable.classification.mimeType ?? 'application/octet-stream',
-      content,
-      truncated,
-      final_url: finalUrl,
-    };
+    return { url: page.url, content_type: page.contentType, content, truncated, final_url: page.finalUrl };
   },
 });
-
-function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const nl = text.lastIndexOf('\n', max);
-  return text.slice(0, nl > max * 0.8 ? nl : max);
-}
-
-/** A 4xx/5xx answer: the status, and the start of what the server said (often the reason). */
-function httpError(response: Response, url: string, bytes: Uint8Array, contentType: string | null): ToolError {
-  const decoded = decodeBody(bytes.subarray(0, 256 * 1024), { contentType });
-  const essence = parseMimeType(contentType)?.essence ?? '';
-  const text = (/html|xml/.test(essence) || /^\s*</.test(decoded.text) ? htmlToText(decoded.text) : decoded.text).replace(/\s+/g, ' ').trim();
-  const excerpt = text ? ` The response began: "${text.slice(0, 300)}${text.length > 300 ? '…' : ''}"` : '';
-  const hint =
-    response.status === 404 || response.status === 410
-      ? ' The page does not exist there: check the URL or search for it.'
-      : response.status === 401 || response.status === 403
-        ? ' The site refuses the request (a login, or bot protection): web_fetch sends no cookies; if the user is logged in, open the page in a tab and read it with get_tab_content.'
-        : response.status === 429
-          ? ' The site is rate-limiting: wait before trying again.'
-          : response.status >= 500
-            ? ' The server failed: try again later.'
-            : '';
-  return new ToolError(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''} from ${url}.${hint}${excerpt}`);
-}
-
-// ---------- web_search ----------
-
-/** The engine settings in the shape lib/search-engines takes. */
-export function engineConfig(settings: Settings, engine: SearchEngineId): EngineConfig {
-  switch (engine) {
-    case 'duckduckgo':
-      return { endpoint: settings.duckduckgoEndpoint };
-    case 'bing':
-      return { apiKey: settings.bingApiKey, endpoint: settings.bingEndpoint };
-    case 'baidu':
-      return { endpoint: settings.baiduEndpoint };
-    case 'google':
-      return { apiKey: settings.googleApiKey, cx: settings.googleCx, endpoint: settings.googleEndpoint };
-  }
-}
-
-/** The search engines' requests: cookie-less like web_fetch, bodies capped and decoded by their charset. */
-export function searchFetcher(fetchFn: FetchFn): Fetcher {
-  return async (request, signal) => {
-    const response = await agentRequest(fetchFn, request.url, signal, request.headers);
-    const body = await readBodyCapped(response, { signal, maxBytes: request.purpose === 'resolve' ? RESOLVE_BODY_BYTES : SEARCH_BODY_BYTES });
-    const contentType = response.headers.get('content-type') ?? '';
-    return { status: response.status, url: response.url || request.url, contentType, body: decodeBody(body.bytes, { contentType }).text };
-  };
-}
-
-/** What the settings page's Test button searches for. */
-export const SEARCH_TEST_QUERY = 'web browser';
-
-/** One search with the settings' engine (or `engine`), as web_search and the settings page's Test button run it. */
-export function runSearch(settings: Settings, query: string, maxResults: number | undefined, fetchFn: FetchFn, signal: AbortSignal, engine: SearchEngineId = settings.searchEngine): Promise<SearchResult[]> {
-  return search(engine, query, maxResults, engineConfig(settings, engine), searchFetcher(fetchFn), signal, { timeoutMs: FETCH_TIMEOUT_MS });
-}
 
 export const webSearch = defineTool({
   name: 'web_search',
@@ -217,12 +71,7 @@ export const webSearch = defineTool({
     ),
   }),
   async run(input, ctx: ToolContext) {
-    try {
-      return await runSearch(ctx.env.settings, input.query, input.max_results, ctx.env.fetch, ctx.signal);
-    } catch (e) {
-      if (e instanceof SearchError) throw new ToolError(e.message);
-      throw e;
-    }
+    return runSearch(ctx.env.settings, input.query, input.max_results, ctx.env.fetch, ctx.signal);
   },
 });
 

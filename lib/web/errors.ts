@@ -1,12 +1,22 @@
-export type WebFetchErrorCode = 'invalid_url' | 'scheme' | 'credentials' | 'private_address' | 'blocked_port';
+import { ModelFacingError } from '../errors';
 
-/** A URL web_fetch refuses. The message is meant for the model: it says why and what to do. */
-export class WebFetchError extends Error {
-  readonly code: WebFetchErrorCode;
+export type WebFetchErrorCode =
+  | 'invalid_url'
+  | 'scheme'
+  | 'credentials'
+  | 'private_address'
+  | 'blocked_port'
+  /** A public URL redirected to the user's own machine or network. */
+  | 'private_redirect'
+  /** No answer within the contract's 30 s. */
+  | 'timeout'
+  /** The request failed (DNS, refused, TLS). */
+  | 'network'
+  /** A 4xx/5xx answer. */
+  | 'http'
+  | 'stopped';
 
-  constructor(code: WebFetchErrorCode, message: string) {
-    super(message);
-    this.name = 'WebFetchError';
-    this.code = code;
-  }
+/** A URL web_fetch refuses or a fetch that failed. The message is meant for the model: it says why and what to do. */
+export class WebFetchError extends ModelFacingError<WebFetchErrorCode> {
+  override name = 'WebFetchError';
 }

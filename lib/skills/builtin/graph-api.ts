@@ -3,6 +3,7 @@
  * object ({error: {message, type, code, error_subcode, fbtrace_id}}) told to the model with
  * what the user or the model can do about it.
  */
+import { ModelFacingError } from '../../errors';
 import { DEFAULT_GRAPH_API_BASE } from '../../settings';
 import { ToolError } from '../../tools/registry';
 import { excerpt, isRecord, originOf, postForJson } from './common';
@@ -13,13 +14,16 @@ export const GRAPH_TIMEOUT_MS = 30_000;
 export const SOCIAL_SETTINGS = "Pagewright's options page → Settings → Social media";
 
 /** A Graph API error answer, kept structured so a caller can react to its code. */
-export class GraphApiError extends ToolError {
+export class GraphApiError extends ModelFacingError<'graph_api'> {
+  override name = 'GraphApiError';
+
   constructor(
     message: string,
-    readonly code?: number,
+    /** The Graph API's own error code and subcode. */
+    readonly graphCode?: number,
     readonly subcode?: number,
   ) {
-    super(message);
+    super('graph_api', message);
   }
 }
 

@@ -75,7 +75,7 @@ export function instagramPostTool(skill: SkillRecord): ToolDefinition<typeof inp
           if (!mediaId) throw new ToolError(`Instagram did not say whether the post was published: its answer had no id (${JSON.stringify(published).slice(0, 300)}).`);
           return { media_id: mediaId, creation_id: creationId, published: true };
         } catch (e) {
-          const notReady = e instanceof GraphApiError && (e.code === 9007 || e.subcode === 2207027);
+          const notReady = e instanceof GraphApiError && (e.graphCode === 9007 || e.subcode === 2207027);
           if (!notReady || attempt >= PUBLISH_RETRY_DELAYS_MS.length) {
             if (notReady) throw new ToolError(`${e.message} The media container ${creationId} was still not ready after ${PUBLISH_RETRY_DELAYS_MS.reduce((a, b) => a + b, 0) / 1000} s; try again later.`);
             throw e;

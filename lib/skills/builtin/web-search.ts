@@ -1,8 +1,7 @@
 /** web_search as a skill: the built-in search, with the engine the user chose in the settings. */
 import * as v from 'valibot';
-import { SearchError } from '../../search-engines';
-import { defineTool, ToolError, type ToolDefinition } from '../../tools/registry';
-import { runSearch } from '../../tools/web';
+import { defineTool, type ToolDefinition } from '../../tools/registry';
+import { runSearch } from '../../search-engines/run';
 import type { SkillRecord } from '../types';
 import { skillDescription } from './common';
 
@@ -19,12 +18,7 @@ export function webSearchTool(skill: SkillRecord): ToolDefinition<typeof input> 
     description: skillDescription(skill, 'Search the web with the search engine chosen in the settings.', 'Returns [{title, url, snippet}], at most num_results (default 5, at most 10).'),
     input,
     async run({ query, num_results }, ctx) {
-      try {
-        return await runSearch(ctx.env.settings, query, num_results, ctx.env.fetch, ctx.signal);
-      } catch (e) {
-        if (e instanceof SearchError) throw new ToolError(e.message);
-        throw e;
-      }
+      return runSearch(ctx.env.settings, query, num_results, ctx.env.fetch, ctx.signal);
     },
   });
 }

@@ -1,0 +1,124 @@
+/**
+ * web_fetch's pipeline: one URL → readable text. The address policy, the agent's request, the
+ * redirect check, the capped body, the HTTP error with what the server said, and the body turned
+ * into text by its kind (HTML → the Markdown of its main content, JSON, feeds, XML, text, a line
+ * for binary). Failures are WebFetchErrors written for the model.
+ */
+import type { FetchedPage, FetchedPageRequest } from '../extract/fetched';
+import { checkFetchUrl, privateAddressReason } from './address-policy';
+import { MAX_BODY_BYTES, readBodyCapped } from './body';
+import { decodeBody } from './charset';
+import { readableFromBytes } from './convert';
+import { WebFetchError } from './errors';
+import { htmlToText } from './html-text';
+import { parseMimeType } from './mime';
+import { agentRequest, requestFailure, withTimeout, type FetchFn } from './request';
+
+export interface FetchPageOptions {
+  fetch: FetchFn;
+  /** HTML → Markdown, where a DOM is (Chrome's offscreen document, Firefox's background page). */
+  htmlToMarkdown(request: FetchedPageRequest): Promise<FetchedPage>;
+  /** Let loopback, private-network and local names through (a user setting). */
+  allowPrivate: boolean;
+  /** Characters of content at most (HTML is cut by the extractor, other text here). */
+  maxLength: number;
+  /** The user's stop. */
+  signal: AbortSignal;
+}
+
+export interface FetchedReadable {
+  /** The URL as checked (canonicalised). */
+  url: string;
+  finalUrl: string;
+  contentType: string;
+  content: string;
+  /** Cut at maxLength, or the body was longer than 10 MB. */
+  truncated: boolean;
+  /** The body itself was cut at 10 MB (not only the text at maxLength). */
+  bodyCapped: boolean;
+  /** Things the model should know about the content (what a binary file is, a page built by script). */
+  notes: string[];
+}
+
+export async function fetchReadable(rawUrl: string, options: FetchPageOptions): Promise<FetchedReadable> {
+  const { allowPrivate, maxLength } = options;
+  const url = checkFetchUrl(rawUrl, { allowPrivate });
+  const signal = withTimeout(options.signal);
+  let response: Response;
+  try {
+    response = await agentRequest(options.fetch, url.href, signal);
+  } catch (e) {
+    throw requestFailure(e, url.href, signal, options.signal);
+  }
+  const finalUrl = response.url || url.href;
+  // Redirects are followed by the browser, so a public URL may land on a private one; an
+  // extension cannot stop that hop (fetch's 'manual' mode hides the Location), only the answer.
+  if (!allowPrivate && finalUrl !== url.href) {
+    const reason = privateAddressReason(new URL(finalUrl));
+    if (reason) {
+      void response.body?.cancel().catch(() => {});
+      throw new WebFetchError(
+        'private_redirect',
+        `${url.href} redirected to ${finalUrl}, which is ${reason}. web_fetch does not read the user's own computer or local network unless the user allows it in Pagewright's settings.`,
+      );
+    }
+  }
+  let body;
+  try {
+    body = await readBodyCapped(response, { signal });
+  } catch (e) {
+    throw requestFailure(e, finalUrl, signal, options.signal);
+  }
+  const contentTypeHeader = response.headers.get('content-type');
+  if (!response.ok) throw httpError(response, finalUrl, body.bytes, contentTypeHeader);
+
+  const readable = readableFromBytes(body.bytes, { contentType: contentTypeHeader, url: finalUrl, capped: body.capped, size: body.size, maxBytes: MAX_BODY_BYTES });
+  let content = readable.content;
+  let truncated = body.capped;
+  const notes: string[] = [];
+  if (readable.note) notes.push(readable.note);
+  if (readable.kind === 'html') {
+    const page = await options.htmlToMarkdown({ html: readable.content, url: finalUrl, maxLength });
+    content = page.content ? (page.title && !page.content.startsWith('# ') ? `# ${page.title}\n\n${page.content}` : page.content) : '';
+    truncated ||= page.truncated;
+    if (!content.trim()) notes.push('The HTML has no readable text: the page is probably built by JavaScript. Open it with open_tab and read it with get_tab_content.');
+  } else if (content.length > maxLength) {
+    content = cutText(content, maxLength);
+    truncated = true;
+  }
+  return {
+    url: url.href,
+    finalUrl,
+    contentType: parseMimeType(contentTypeHeader)?.essence ?? readable.classification.mimeType ?? 'application/octet-stream',
+    content,
+    truncated,
+    bodyCapped: body.capped,
+    notes,
+  };
+}
+
+/** Cuts at a line end near `max` when there is one, so a cut rarely splits a line. */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const nl = text.lastIndexOf('\n', max);
+  return text.slice(0, nl > max * 0.8 ? nl : max);
+}
+
+/** A 4xx/5xx answer: the status, and the start of what the server said (often the reason). */
+function httpError(response: Response, url: string, bytes: Uint8Array, contentType: string | null): WebFetchError {
+  const decoded = decodeBody(bytes.subarray(0, 256 * 1024), { contentType });
+  const essence = parseMimeType(contentType)?.essence ?? '';
+  const text = (/html|xml/.test(essence) || /^\s*</.test(decoded.text) ? htmlToText(decoded.text) : decoded.text).replace(/\s+/g, ' ').trim();
+  const excerpt = text ? ` The response began: "${text.slice(0, 300)}${text.length > 300 ? '…' : ''}"` : '';
+  const hint =
+    response.status === 404 || response.status === 410
+      ? ' The page does not exist there: check the URL or search for it.'
+      : response.status === 401 || response.status === 403
+        ? ' The site refuses the request (a login, or bot protection): web_fetch sends no cookies; if the user is logged in, open the page in a tab and read it with get_tab_content.'
+        : response.status === 429
+          ? ' The site is rate-limiting: wait before trying again.'
+          : response.status >= 500
+            ? ' The server failed: try again later.'
+            : '';
+  return new WebFetchError('http', `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''} from ${url}.${hint}${excerpt}`);
+}
