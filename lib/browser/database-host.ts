@@ -10,7 +10,7 @@ import { databaseHostFrom, workerDatabaseHost, type DatabaseHost } from '../data
 import { workerImporter, type DatabaseImporter } from '../database/importer';
 import { databaseMessaging } from '../database/protocol';
 import { DATABASE_WORKER_PATH } from '../database/worker-protocol';
-import { ensureOffscreenDocument, sendWhenListening } from '../sandbox/offscreen-document';
+import { ensureOffscreenDocument, sendWhenListening } from './offscreen/document';
 
 function spawnDatabaseWorker(): Worker {
   return new Worker(browser.runtime.getURL(DATABASE_WORKER_PATH), { name: 'pagewright-database' });

@@ -3,8 +3,8 @@
  * to the offscreen document; Firefox's background page has a DOM of its own.
  */
 import type { FetchedPage, FetchedPageRequest } from '../extract/fetched';
-import { ensureOffscreenDocument, sendWhenListening } from '../sandbox/offscreen-document';
-import { offscreenMessaging } from '../sandbox/offscreen-protocol';
+import { ensureOffscreenDocument, sendWhenListening } from './offscreen/document';
+import { offscreenMessaging } from './offscreen/protocol';
 import { openWorkspace } from '../workspace';
 
 export interface DomHost {

@@ -1,8 +1,7 @@
-import type { KeepAlive } from '../contracts/ports';
-import { createSandboxHost } from '../sandbox';
-import type { SandboxHost } from '../sandbox/types';
-import type { Attention } from '../contracts/ports';
+import type { Attention, KeepAlive } from '../contracts/ports';
 import type { DatabaseHost } from '../database/host';
+import { CHROME_DEFAULT_ENGINE, offscreenSandboxHost, workerSandboxHost, type SandboxEngine } from '../sandbox';
+import type { SandboxHost } from '../sandbox/types';
 import { createAttention } from './attention';
 import { inPageDatabaseHost, offscreenDatabaseHost } from './database-host';
 import { inPageDomHost, offscreenDomHost, type DomHost } from './dom-host';
@@ -16,20 +15,32 @@ export interface BrowserAdapters {
   tabs: TabsAdapter;
   pages: PagesAdapter;
   sandbox: SandboxHost;
+  /**
+   * Chrome has two sandbox engines (V8 in the manifest sandbox page, QuickJS); extension pages
+   * may ask for either (bench:sandbox, the engine tests). Absent where there is one.
+   */
+  sandboxForEngine?: (engine: SandboxEngine) => SandboxHost;
   dom: DomHost;
   /** Where database skills' queries run. */
   database: DatabaseHost;
   attention: Attention;
 }
 
+/**
+ * The one place that reads which browser this build is for: every other module gets what it
+ * needs from these adapters.
+ */
 export function createAdapters(): BrowserAdapters {
   const firefox = !!import.meta.env.FIREFOX;
+  // Chrome MV3's background is a service worker: no DOM, stopped when idle, so DOM work, the
+  // sandbox and the database go to the offscreen document. Firefox's background page has a DOM.
   const serviceWorker = import.meta.env.MANIFEST_VERSION === 3 && !firefox;
   return {
     keepAlive: serviceWorker ? serviceWorkerKeepAlive() : persistentPageKeepAlive(),
     tabs: createTabsAdapter(),
     pages: firefox ? createFirefoxPages() : createChromePages(),
-    sandbox: createSandboxHost(),
+    sandbox: firefox ? workerSandboxHost() : offscreenSandboxHost(CHROME_DEFAULT_ENGINE),
+    ...(firefox ? {} : { sandboxForEngine: offscreenSandboxHost }),
     dom: serviceWorker ? offscreenDomHost() : inPageDomHost(),
     database: serviceWorker ? offscreenDatabaseHost() : inPageDatabaseHost(),
     attention: createAttention(),

@@ -1,20 +1,20 @@
 import { browser } from 'wxt/browser';
-import { createSandboxHost } from './index';
-import type { SandboxEngine } from './offscreen-protocol';
+import type { SandboxEngine } from './engines';
 import { sandboxMessaging } from './protocol';
 import type { SandboxHost } from './types';
 
 /**
  * Answers `sandboxRun` / `sandboxFunction` / `sandboxAbort` from extension pages (never from content scripts,
- * which speak for web pages). Call once from the background, with the adapters' host.
+ * which speak for web pages). Call once from the background, with the adapters' host and, where the
+ * browser has more than one engine (Chrome), the host for a named one.
  */
-export function registerSandboxMessages(host: SandboxHost = createSandboxHost()): void {
+export function registerSandboxMessages(host: SandboxHost, hostForEngine?: (engine: SandboxEngine) => SandboxHost): void {
   const running = new Map<string, AbortController>();
   const byEngine = new Map<SandboxEngine, SandboxHost>();
   const hostFor = (engine: SandboxEngine | undefined) => {
-    if (!engine || import.meta.env.FIREFOX) return host;
+    if (!engine || !hostForEngine) return host;
     let h = byEngine.get(engine);
-    if (!h) byEngine.set(engine, (h = createSandboxHost({ engine })));
+    if (!h) byEngine.set(engine, (h = hostForEngine(engine)));
     return h;
   };
   const fromExtensionPage = (sender: { id?: string; url?: string } | undefined) =>

@@ -4,7 +4,7 @@
  * one piece of code. The offscreen document hands the sandbox page a MessagePort once; all
  * later traffic goes over that port, so no other window can talk to the sandbox page.
  */
-import type { RealmEngine } from './offscreen-protocol';
+import type { RealmEngine } from './engines';
 import type { PythonAssets } from './python-protocol';
 import type { PreludeLimits } from './prelude';
 import type { RealmResult, RealmRunRequest } from './report';

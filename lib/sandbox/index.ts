@@ -1,19 +1,14 @@
 import { browser } from 'wxt/browser';
 import { functionRunner } from './functions';
 import { offscreenSandboxHost } from './offscreen-host';
-import type { SandboxEngine } from './offscreen-protocol';
+import type { SandboxEngine } from './engines';
 import { fetchPythonAssets, PYODIDE_DIR, PYTHON_WORKER_PATH } from './python-protocol';
 import { pythonRealmHost } from './python-host';
 import { quickjsSandboxHost } from './quickjs-host';
 import type { SandboxHost } from './types';
 
-export type { SandboxEngine } from './offscreen-protocol';
+export type { SandboxEngine } from './engines';
 export type { FunctionCall, FunctionLanguage, SandboxHost, SandboxOutcome, SandboxRunOptions } from './types';
-
-export interface SandboxHostOptions {
-  /** Chrome only (Firefox always runs QuickJS); see SandboxEngine for what each costs. */
-  engine?: SandboxEngine;
-}
 
 /**
  * Chrome's engine unless told otherwise: QuickJS, as in Firefox. V8 in the sandbox page is
@@ -24,20 +19,19 @@ export interface SandboxHostOptions {
 export const CHROME_DEFAULT_ENGINE: SandboxEngine = 'quickjs';
 
 /**
- * The sandbox for this build, chosen once: Chrome runs code in its offscreen document (its
- * service worker has no DOM), in the manifest sandbox page ('v8') or in QuickJS; Firefox,
- * which has no sandbox pages, runs it in QuickJS inside a Worker of its background page.
- * Function skills' Python runs in a Pyodide Worker beside them (python-host.ts).
+ * The two hosts; lib/browser chooses one at start-up. Chrome runs code in its offscreen
+ * document (its service worker has no DOM), in the manifest sandbox page ('v8') or in QuickJS:
+ * offscreenSandboxHost(engine). Firefox, which has no sandbox pages, runs it in QuickJS inside
+ * a Worker of its background page: workerSandboxHost(). Function skills' Python runs in a
+ * Pyodide Worker beside them (python-host.ts).
  */
-export function createSandboxHost(options: SandboxHostOptions = {}): SandboxHost {
-  return import.meta.env.FIREFOX ? firefoxSandboxHost() : offscreenSandboxHost(options.engine ?? CHROME_DEFAULT_ENGINE);
-}
+export { offscreenSandboxHost };
 
 /**
- * Firefox: JavaScript in QuickJS Workers, Python in a Pyodide Worker, both started from the
- * extension's own scripts (Firefox refuses blob: Workers under the extension CSP).
+ * JavaScript in QuickJS Workers, Python in a Pyodide Worker, both started from the extension's
+ * own scripts (Firefox refuses blob: Workers under the extension CSP).
  */
-function firefoxSandboxHost(): SandboxHost {
+export function workerSandboxHost(): SandboxHost {
   const javascript = quickjsSandboxHost();
   const indexURL = browser.runtime.getURL(PYODIDE_DIR as '/');
   const python = pythonRealmHost({

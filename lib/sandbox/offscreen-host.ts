@@ -4,9 +4,10 @@
  * which embeds the manifest sandbox page; see offscreen-relay.ts and sandbox-page.ts for the
  * rest of the way, offscreen-protocol.ts for the two engines.
  */
-import { closeOffscreenDocument, ensureOffscreenDocument, sendWhenListening } from './offscreen-document';
+import { closeOffscreenDocument, ensureOffscreenDocument, sendWhenListening } from '../browser/offscreen/document';
 import { functionRunner, type RealmHost } from './functions';
-import { offscreenMessaging, startAllowanceMs, type RealmEngine, type SandboxEngine } from './offscreen-protocol';
+import { offscreenMessaging } from '../browser/offscreen/protocol';
+import { startAllowanceMs, type RealmEngine, type SandboxEngine } from './engines';
 import { failure, normalizeRun, onAbort, type RealmRunRequest } from './report';
 import type { SandboxHost, SandboxOutcome } from './types';
 

@@ -5,7 +5,8 @@
  */
 import { browser } from 'wxt/browser';
 import { SANDBOX_CONNECT, type PageReply, type PageRequest } from './frame-protocol';
-import { offscreenMessaging, startAllowanceMs, type RealmEngine } from './offscreen-protocol';
+import { offscreenMessaging } from '../browser/offscreen/protocol';
+import { startAllowanceMs, type RealmEngine } from './engines';
 import { fetchPythonAssets, PYODIDE_DIR } from './python-protocol';
 import { failure, toOutcome, type RealmRunRequest } from './report';
 import type { SandboxErrorKind, SandboxOutcome } from './types';

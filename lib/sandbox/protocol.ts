@@ -1,5 +1,5 @@
 import { defineExtensionMessaging } from '@webext-core/messaging';
-import type { SandboxEngine } from './offscreen-protocol';
+import type { SandboxEngine } from './engines';
 import type { FunctionLanguage, SandboxOutcome } from './types';
 
 /**

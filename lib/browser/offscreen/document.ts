@@ -4,6 +4,7 @@
  * service worker restarted) is reused.
  */
 import { browser } from 'wxt/browser';
+import { errorMessage } from '../../errors';
 
 const OFFSCREEN_PATH = '/offscreen.html';
 let creating: Promise<void> | null = null;
@@ -49,7 +50,7 @@ export async function sendWhenListening<T>(send: () => Promise<T>): Promise<T> {
     try {
       return await send();
     } catch (e) {
-      if (attempt >= 40 || !/Receiving end does not exist/i.test(e instanceof Error ? e.message : String(e))) throw e;
+      if (attempt >= 40 || !/Receiving end does not exist/i.test(errorMessage(e))) throw e;
       await new Promise((r) => setTimeout(r, 25));
     }
   }

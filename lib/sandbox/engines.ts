@@ -1,8 +1,3 @@
-import { defineExtensionMessaging } from '@webext-core/messaging';
-import type { FetchedPage, FetchedPageRequest } from '../extract/fetched';
-import type { RealmRunRequest } from './report';
-import type { SandboxOutcome } from './types';
-
 /**
  * Chrome's two sandbox engines, both in blob Workers of the manifest sandbox page (its CSP:
  * no network; the offscreen document hosts the page):
@@ -25,19 +20,3 @@ export type RealmEngine = SandboxEngine | 'python';
  * a busy machine.
  */
 export const startAllowanceMs = (engine: RealmEngine) => (engine === 'python' ? 40_000 : 0);
-
-/**
- * Chrome: background service worker → offscreen document. A map of its own, with names no
- * other context listens for: runtime messages reach every extension page, and
- * @webext-core/messaging allows one listener per message type per context.
- */
-export interface OffscreenProtocol {
-  sandboxOffscreenRun(data: { runId: string; engine: RealmEngine; request: RealmRunRequest }): SandboxOutcome;
-  sandboxOffscreenAbort(data: { runId: string }): void;
-  /** web_fetch: fetched HTML → Markdown (the service worker has no DOMParser). */
-  domHtmlToMarkdown(data: FetchedPageRequest): FetchedPage;
-  /** opfs_read in blob mode: a blob URL of the extension's origin for a workspace file. */
-  domBlobUrl(data: { path: string }): { url: string };
-}
-
-export const offscreenMessaging = defineExtensionMessaging<OffscreenProtocol>();

@@ -1,0 +1,21 @@
+/**
+ * The background: wiring only. The adapters for this browser are chosen once (lib/browser), the
+ * long-lived services built on them (services.ts), then the handlers registered synchronously —
+ * a woken service worker must see the message that woke it.
+ */
+import { defineBackground } from 'wxt/utils/define-background';
+import { createAdapters } from '../../lib/browser';
+import { registerDatabaseMessages } from '../../lib/browser/database-host';
+import { registerSandboxMessages } from '../../lib/sandbox/background';
+import { registerProtocolHandlers } from './messages';
+import { serveRunEventPorts } from './run-events-port';
+import { startServices } from './services';
+
+export default defineBackground(() => {
+  const adapters = createAdapters();
+  const services = startServices(adapters);
+  registerProtocolHandlers(services);
+  serveRunEventPorts(services.ready.then(({ runs }) => runs));
+  registerSandboxMessages(adapters.sandbox, adapters.sandboxForEngine);
+  registerDatabaseMessages(adapters.database);
+});

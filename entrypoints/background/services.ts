@@ -1,0 +1,53 @@
+/**
+ * The background's long-lived parts, built once: the conversation store and the run manager
+ * (after the store opens, so a woken service worker's first message waits for it), the skills.
+ */
+import { ConversationStore } from '../../lib/agent/conversation-store';
+import { createAnthropicClient } from '../../lib/agent/model';
+import { RunManager } from '../../lib/agent/run-manager';
+import type { BrowserAdapters } from '../../lib/browser';
+import { browserSkillStore } from '../../lib/skills/browser-store';
+import { McpServerSessions } from '../../lib/skills/mcp-servers';
+import { storeProposals } from '../../lib/skills/proposals';
+import { createSkillRuntime, type SkillRuntime } from '../../lib/skills/runtime';
+import { loadSettings } from '../../lib/storage/settings-store';
+import { createBuiltinRegistry } from '../../lib/tools';
+import { openWorkspace } from '../../lib/workspace';
+
+export interface BackgroundServices {
+  skills: SkillRuntime;
+  /** Resolves once the store is open and interrupted runs are marked. */
+  ready: Promise<{ store: ConversationStore; runs: RunManager }>;
+}
+
+export function startServices(adapters: BrowserAdapters): BackgroundServices {
+  // fetch is bound: called detached from globalThis it throws "Illegal invocation".
+  const fetch = globalThis.fetch.bind(globalThis);
+  const skillStore = browserSkillStore();
+  const skills = createSkillRuntime(skillStore, new McpServerSessions(fetch));
+  const ready = (async () => {
+    const store = await ConversationStore.open();
+    const runs = new RunManager({
+      store,
+      registry: createBuiltinRegistry(),
+      skills: (signal) => skills.tools(signal),
+      loadSettings,
+      createClient: createAnthropicClient,
+      keepAlive: adapters.keepAlive,
+      attention: adapters.attention,
+      browser: {
+        tabs: adapters.tabs,
+        pages: adapters.pages,
+        sandbox: adapters.sandbox,
+        dom: adapters.dom,
+        database: adapters.database,
+        fetch,
+        workspace: openWorkspace,
+        skillProposals: storeProposals(skillStore),
+      },
+    });
+    await runs.recoverInterrupted();
+    return { store, runs };
+  })();
+  return { skills, ready };
+}
