@@ -4,8 +4,9 @@
  * interpreter (and the modules it imported) stays warm between calls.
  */
 import type { PyodideAPI } from 'pyodide';
+import { errorMessage } from '../errors';
 import type { PreludeLimits } from './prelude';
-import type { RealmResult, RealmRunRequest } from './report';
+import { outOfMemoryMessage, type RealmResult, type RealmRunRequest } from './report';
 
 /**
  * Compiles the code as "<code>" (so tracebacks and syntax errors give its own line numbers),
@@ -66,6 +67,11 @@ async def call(code, args_json):
 /** Python's heap may grow to this; beyond it allocations fail with MemoryError. */
 export const PYTHON_MAX_MEMORY_BYTES = 512 * 1024 * 1024;
 
+/** The cap in force in this realm, which the message names. */
+let memoryCap = PYTHON_MAX_MEMORY_BYTES;
+/** Growth refused so far: a MemoryError while it rises is the cap's, not one the code raised. */
+let growthRefused = 0;
+
 /**
  * Pyodide's WebAssembly memory may grow to 4 GB, and in Chrome the Worker shares its process
  * with the extension's pages: code that allocates without end would take them all down. Its
@@ -75,15 +81,24 @@ export const PYTHON_MAX_MEMORY_BYTES = 512 * 1024 * 1024;
  */
 export function capWasmMemory(maxBytes: number = PYTHON_MAX_MEMORY_BYTES, memory: typeof WebAssembly.Memory = WebAssembly.Memory): void {
   const grow = memory.prototype.grow;
+  memoryCap = maxBytes;
   Object.defineProperty(memory.prototype, 'grow', {
     configurable: true,
     writable: false,
     value: function (this: WebAssembly.Memory, pages: number) {
-      if (this.buffer.byteLength + Number(pages) * 65_536 > maxBytes) throw new RangeError('The Python sandbox is out of memory.');
-      return grow.call(this, pages);
+      try {
+        if (this.buffer.byteLength + Number(pages) * 65_536 > maxBytes) throw new RangeError('The Python sandbox is out of memory.');
+        return grow.call(this, pages);
+      } catch (e) {
+        growthRefused++;
+        throw e;
+      }
     },
   });
 }
+
+export const pythonOutOfMemoryMessage = (limitBytes: number = memoryCap): string =>
+  outOfMemoryMessage('MemoryError (out of memory)', 'the Python sandbox', limitBytes, 'read and process it in chunks, use generators instead of building whole lists');
 
 export interface PythonRealm {
   /** One call; `onLog` gets each printed line at once, so a killed run still has its output. */
@@ -103,12 +118,16 @@ export function preparePython(py: PyodideAPI): PythonRealm {
       const started = performance.now();
       const logs = new LogBuffer(request.limits, onLog);
       sink = (line, error) => logs.add(error ? `[stderr] ${line}` : line);
+      const refusedBefore = growthRefused;
       try {
         const raw = String(await call(request.code, request.argsJson ?? '{}'));
-        return { status: 'done', report: finishReport(raw, logs.lines(), request.limits), durationMs: performance.now() - started };
+        return { status: 'done', report: finishReport(raw, logs.lines(), request.limits, growthRefused > refusedBefore), durationMs: performance.now() - started };
       } catch (e) {
-        // The runner catches everything the code raises; this is Pyodide itself failing.
-        return { status: 'failed', kind: 'host', message: `Python failed: ${e instanceof Error ? e.message : String(e)}`, logs: logs.lines(), durationMs: performance.now() - started };
+        // The runner catches everything the code raises; this is Pyodide itself failing, which
+        // (the Worker is replaced after it) is most often the memory running out inside it.
+        const message = growthRefused > refusedBefore ? pythonOutOfMemoryMessage() : `Python failed: ${errorMessage(e)}`;
+        const kind = growthRefused > refusedBefore ? 'runtime' : 'host';
+        return { status: 'failed', kind, message, logs: logs.lines(), durationMs: performance.now() - started };
       } finally {
         sink = () => {};
       }
@@ -116,10 +135,17 @@ export function preparePython(py: PyodideAPI): PythonRealm {
   };
 }
 
-/** The runner's report with the logs added and the result cut to the output budget. */
-export function finishReport(raw: string, logs: string[], limits: PreludeLimits): string {
-  const report = JSON.parse(raw) as { ok: boolean; result?: string; truncated?: boolean; logs?: string[] };
+/**
+ * The runner's report with the logs added, the result cut to the output budget, and a
+ * MemoryError of the cap (a bare one, or any while growth was refused) saying what the cap is.
+ */
+export function finishReport(raw: string, logs: string[], limits: PreludeLimits, ranOutOfMemory = false): string {
+  const report = JSON.parse(raw) as { ok: boolean; result?: string; truncated?: boolean; logs?: string[]; error?: { message?: string } };
   report.logs = logs;
+  const message = report.error?.message;
+  if (!report.ok && typeof message === 'string' && (message === 'MemoryError' || (ranOutOfMemory && /^MemoryError\b/.test(message)))) {
+    report.error!.message = pythonOutOfMemoryMessage();
+  }
   if (report.ok) {
     const text = report.result ?? '';
     report.truncated = text.length > limits.maxOutputChars;

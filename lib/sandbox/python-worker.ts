@@ -6,56 +6,22 @@
  * Loading: the host sends Pyodide's WebAssembly and standard library as bytes; Pyodide's own
  * loader asks for them with fetch, which is answered from those bytes and nothing else. Then,
  * before any user code, everything that reaches beyond the Worker is removed from its global
- * scope and prototypes (network, storage, other workers, channels to other contexts), so that
- * Python's `js` module finds nothing to call. In Firefox, where the Worker has the extension's
- * origin and CSP (script-src 'self', no connect-src), that removal is what keeps the network
- * and the extension's IndexedDB out of reach; remote import() is refused by the CSP in both.
+ * scope and prototypes (removed-globals.ts: network, storage, other workers, channels to other
+ * contexts), so that Python's `js` module finds nothing to call. In Firefox, where the Worker
+ * has the extension's origin and CSP (script-src 'self', no connect-src), that removal is what
+ * keeps the network and the extension's IndexedDB out of reach; remote import() is refused by
+ * the CSP in both.
  */
 import { info as lockInfo } from 'pyodide/pyodide-lock.json';
 import type { PyodideAPI } from 'pyodide';
 import { capWasmMemory, preparePython, type PythonRealm } from './python-runner';
 import type { PythonAssets, PythonWorkerReply, PythonWorkerRequest } from './python-protocol';
-
-/** Names deleted from the global scope and every prototype on its chain. */
-export const PYTHON_REMOVED_GLOBALS = [
-  'fetch',
-  'fetchLater',
-  'XMLHttpRequest',
-  'WebSocket',
-  'WebSocketStream',
-  'EventSource',
-  'WebTransport',
-  'importScripts',
-  'Worker',
-  'SharedWorker',
-  'indexedDB',
-  'caches',
-  'cookieStore',
-  'BroadcastChannel',
-  'Notification',
-  // FontFace fetches font files from URLs, in Workers too (Firefox's extension CSP has no
-  // font-src to stop it).
-  'FontFace',
-  'FontFaceSet',
-  'fonts',
-  // Chrome's old file system API (the extension's origin in Firefox has none of these).
-  'webkitRequestFileSystem',
-  'webkitRequestFileSystemSync',
-  'webkitResolveLocalFileSystemURL',
-  'webkitResolveLocalFileSystemSyncURL',
-  'postMessage',
-  'onmessage',
-  'close',
-];
-/**
- * Deleted from navigator (and its prototype): OPFS and the storage quota, web locks, devices.
- * Both lists were checked against every name a loaded Worker's global scope, its prototypes
- * and its navigator hold in Chromium and Firefox ESR; what remains reaches nothing outside.
- */
-const REMOVED_NAVIGATOR = ['storage', 'locks', 'serviceWorker', 'serial', 'usb', 'hid', 'bluetooth', 'permissions'];
+import { REMOVED_GLOBALS, REMOVED_NAVIGATOR, removeGlobals } from './removed-globals';
+import { errorMessage } from '../errors';
 
 export function startPythonWorker(): void {
   const scope = globalThis as unknown as Window;
+  // Taken before removeGlobals deletes postMessage.
   const post = scope.postMessage.bind(scope) as (m: PythonWorkerReply) => void;
   let realm: PythonRealm | null = null;
   let busy = false;
@@ -66,10 +32,10 @@ export function startPythonWorker(): void {
       const started = performance.now();
       try {
         realm = preparePython(await load(msg.indexURL, msg.assets));
-        lockDown(scope);
+        removeGlobals(scope, REMOVED_GLOBALS, REMOVED_NAVIGATOR);
         post({ type: 'loaded', ms: performance.now() - started });
       } catch (err) {
-        post({ type: 'load-failed', message: err instanceof Error ? err.message : String(err) });
+        post({ type: 'load-failed', message: errorMessage(err) });
       }
     } else if (msg?.type === 'run' && realm && !busy) {
       busy = true;
@@ -112,19 +78,4 @@ async function load(indexURL: string, assets: PythonAssets): Promise<PyodideAPI>
     stdout: () => {},
     stderr: () => {},
   });
-}
-
-function lockDown(scope: object): void {
-  const getPrototypeOf = Object.getPrototypeOf;
-  const strip = (target: object | null, names: readonly string[]) => {
-    for (let o = target; o && o !== Object.prototype; o = getPrototypeOf(o)) {
-      for (const name of names) {
-        try {
-          delete (o as Record<string, unknown>)[name];
-        } catch {}
-      }
-    }
-  };
-  strip((scope as { navigator?: object }).navigator ?? null, REMOVED_NAVIGATOR);
-  strip(scope, PYTHON_REMOVED_GLOBALS);
 }

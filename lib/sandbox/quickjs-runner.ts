@@ -8,8 +8,9 @@
  * Pure with respect to the browser: unit tests run it in Node.
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSWASMModule } from 'quickjs-emscripten-core';
+import { errorMessage } from '../errors';
 import { installSandboxPrelude } from './prelude';
-import { timeoutMessage, type RealmResult, type RealmRunRequest } from './report';
+import { outOfMemoryMessage, timeoutMessage, type RealmResult, type RealmRunRequest } from './report';
 import type { SandboxErrorKind } from './types';
 
 const PRELUDE_SOURCE = `(${installSandboxPrelude.toString()})`;
@@ -25,15 +26,51 @@ const MAX_STACK_BYTES = 128 * 1024;
 const RECYCLE_ABOVE_BYTES = 64 * 1024 * 1024;
 
 /**
- * The memory QuickJS gets, at most 128 MB. This is the real memory limit: QuickJS's own
+ * The memory QuickJS gets, at most this. This is the real memory limit: QuickJS's own
  * (runtime.setMemoryLimit) counts allocations, not bytes, in this build (no
  * malloc_usable_size), so it would let the code take the 2 GB the module allows. When the
  * memory cannot grow, allocations fail and the code gets a catchable "out of memory".
  */
+export const QUICKJS_MAX_MEMORY_BYTES = 128 * 1024 * 1024;
+
+export const QUICKJS_OUT_OF_MEMORY = outOfMemoryMessage(
+  'Out of memory',
+  'the JavaScript sandbox',
+  QUICKJS_MAX_MEMORY_BYTES,
+  'aggregate as you go instead of collecting everything, or split the work across several runs',
+);
+
+/** Growth refused per memory: the only sure sign that a thrown null was QuickJS out of memory. */
+const refusedGrowth = new WeakMap<WebAssembly.Memory, { count: number }>();
+
 export function sandboxWasmMemory(): WebAssembly.Memory {
   const page = 64 * 1024;
-  return new WebAssembly.Memory({ initial: (16 * 1024 * 1024) / page, maximum: (128 * 1024 * 1024) / page });
+  const memory = new WebAssembly.Memory({ initial: (16 * 1024 * 1024) / page, maximum: QUICKJS_MAX_MEMORY_BYTES / page });
+  const refused = { count: 0 };
+  refusedGrowth.set(memory, refused);
+  // emscripten grows the heap through this method of the memory it was given.
+  const grow = memory.grow;
+  Object.defineProperty(memory, 'grow', {
+    configurable: true,
+    value(this: WebAssembly.Memory, pages: number) {
+      try {
+        return grow.call(this, pages);
+      } catch (e) {
+        refused.count++;
+        throw e;
+      }
+    },
+  });
+  return memory;
 }
+
+const growthRefusals = (quickjs: QuickJSWASMModule): number => {
+  try {
+    return refusedGrowth.get(quickjs.getWasmMemory())?.count ?? 0;
+  } catch {
+    return 0;
+  }
+};
 
 export interface QuickJSRun {
   result: RealmResult;
@@ -59,6 +96,10 @@ export async function runInQuickJS(
     durationMs: performance.now() - started,
   });
   const timedOut = () => failed('timeout', timeoutMessage(request.timeoutMs));
+  const refusalsBefore = growthRefusals(quickjs);
+  const ranOutOfMemory = () => growthRefusals(quickjs) > refusalsBefore;
+  /** A timer callback that threw past the prelude's guard (which then could not even log it). */
+  let timerFailure: string | null = null;
 
   const runtime = quickjs.newRuntime();
   runtime.setMaxStackSize(MAX_STACK_BYTES);
@@ -150,6 +191,13 @@ export async function runInQuickJS(
       timers.delete(next[0]);
       const fired = ctx.callFunction(next[1].fn, ctx.undefined);
       next[1].fn.dispose();
+      if (fired.error && timerFailure === null) {
+        try {
+          timerFailure = describe(ctx.dump(fired.error));
+        } catch {
+          timerFailure = '';
+        }
+      }
       fired.dispose();
       if (interrupted) return timedOut();
     }
@@ -164,7 +212,7 @@ export async function runInQuickJS(
     result =
       e instanceof RangeError
         ? failed('runtime', 'RangeError: Maximum call stack size exceeded (the code recursed too deeply)')
-        : failed('host', `QuickJS failed: ${e instanceof Error ? e.message : String(e)}`);
+        : failed('host', `QuickJS failed: ${errorMessage(e)}`);
   } finally {
     try {
       for (const t of timers.values()) t.fn.dispose();
@@ -178,7 +226,49 @@ export async function runInQuickJS(
       if (quickjs.getWasmMemory().buffer.byteLength > RECYCLE_ABOVE_BYTES) reusable = false;
     } catch {}
   }
-  return { result, reusable };
+  const outOfMemory = ranOutOfMemory();
+  if (timerFailure !== null) {
+    // The prelude's guard catches whatever a callback throws, unless it has no memory to do so.
+    const line = `[error] Uncaught ${outOfMemory ? QUICKJS_OUT_OF_MEMORY : timerFailure || 'error in a timer callback'}`;
+    result = withLogLine(result, line, request.limits.maxLogLines);
+  }
+  return { result: explainOutOfMemory(result, outOfMemory), reusable };
+}
+
+/**
+ * A failure that was the memory, said so: QuickJS's "out of memory", or (when the memory could
+ * not grow during the run) the null QuickJS throws when it cannot even allocate that error, or
+ * the host failing to go on. A run that caught the error and finished is left as it is.
+ */
+function explainOutOfMemory(result: RealmResult, ranOut: boolean): RealmResult {
+  if (result.status === 'failed') return ranOut && result.kind === 'host' ? { ...result, kind: 'runtime', message: QUICKJS_OUT_OF_MEMORY } : result;
+  // Reports can be megabytes: parse only one that may hold such an error.
+  if (!result.report.includes('InternalError: out of memory') && !(ranOut && result.report.includes('"Uncaught null"'))) return result;
+  const oom = ranOut ? /^(?:Uncaught null|InternalError: out of memory)$/ : /^InternalError: out of memory$/;
+  return editReport(result, (report) => {
+    const error = report.error as { message?: unknown } | undefined;
+    if (report.ok === false && typeof error?.message === 'string' && oom.test(error.message)) error.message = QUICKJS_OUT_OF_MEMORY;
+  });
+}
+
+function withLogLine(result: RealmResult, line: string, maxLogLines: number): RealmResult {
+  if (result.status === 'failed') return result.logs.length <= maxLogLines ? { ...result, logs: [...result.logs, line] } : result;
+  return editReport(result, (report) => {
+    if (Array.isArray(report.logs) && report.logs.length <= maxLogLines) report.logs.push(line);
+  });
+}
+
+/** The report is the realm's JSON text; one that does not parse is left for toOutcome to refuse. */
+function editReport(result: RealmResult & { status: 'done' }, edit: (report: Record<string, unknown>) => void): RealmResult {
+  let report: unknown;
+  try {
+    report = JSON.parse(result.report);
+  } catch {
+    return result;
+  }
+  if (typeof report !== 'object' || report === null || Array.isArray(report)) return result;
+  edit(report as Record<string, unknown>);
+  return { ...result, report: JSON.stringify(report) };
 }
 
 function unwrap(ctx: QuickJSContext, result: ReturnType<QuickJSContext['evalCode']>): QuickJSHandle {

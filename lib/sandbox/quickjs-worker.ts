@@ -8,11 +8,20 @@
  * which inlines every asset, so the emscripten loader's own `new URL('emscripten-module.wasm',
  * import.meta.url)` becomes a data: URL (base64, ~670 KB). Importing the .wasm again with
  * `?url&no-inline` would emit a file but not remove that copy, so the loader's is used.
+ *
+ * Unlike the 'v8' and Python Workers, this one keeps its globals (fetch is only replaced, see
+ * below): nothing of this scope is reachable from the code. QuickJS code sees its own VM's
+ * global object alone; the host functions handed into the VM are the prelude's log and timer
+ * hooks (quickjs-runner.ts), which take strings, numbers and QuickJS functions and return
+ * numbers; the WebAssembly's imports are emscripten's fixed runtime functions. So the list of
+ * removed-globals.ts does not apply here, and the Worker can reload the engine (which fetches
+ * its data: URL) after a failure.
  */
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
 import type { QuickJSWorkerReply, QuickJSWorkerRequest } from './quickjs-protocol';
 import { runInQuickJS, sandboxWasmMemory } from './quickjs-runner';
+import { errorMessage } from '../errors';
 
 export function startQuickJSWorker(): void {
   // A dedicated Worker's global (the project's TypeScript lib is the DOM's, not the worker's).
@@ -45,7 +54,7 @@ export function startQuickJSWorker(): void {
       post({ type: 'result', runId, result, reusable });
     } catch (err) {
       quickjs = null;
-      const message = `The JavaScript engine could not start: ${err instanceof Error ? err.message : String(err)}`;
+      const message = `The JavaScript engine could not start: ${errorMessage(err)}`;
       post({ type: 'result', runId, result: { status: 'failed', kind: 'host', message, logs: [], durationMs: 0 }, reusable: false });
     } finally {
       busy = false;

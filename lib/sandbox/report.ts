@@ -3,6 +3,7 @@
  * and turning what comes back from the isolated realm (untrusted: the code ran next to the
  * prelude that wrote it) into a SandboxOutcome, without trusting its shape or size.
  */
+import { errorMessage } from '../errors';
 import type { PreludeLimits } from './prelude';
 import type { FunctionCall, FunctionLanguage, SandboxErrorKind, SandboxOutcome, SandboxRunOptions } from './types';
 
@@ -73,7 +74,7 @@ export function normalizeFunctionCall(
   try {
     argsJson = JSON.stringify(call.args ?? {});
   } catch (e) {
-    return { ok: false, message: `The arguments are not JSON data: ${e instanceof Error ? e.message : String(e)}` };
+    return { ok: false, message: `The arguments are not JSON data: ${errorMessage(e)}` };
   }
   if (typeof argsJson !== 'string' || !argsJson.startsWith('{')) return { ok: false, message: 'The arguments must be a JSON object.' };
   if (argsJson.length > MAX_ARGS_CHARS) return { ok: false, message: `The arguments are ${argsJson.length} characters as JSON; the limit is ${MAX_ARGS_CHARS}.` };
@@ -157,4 +158,16 @@ export function onAbort(signal: AbortSignal | undefined, fn: () => void): () => 
 
 export function timeoutMessage(timeoutMs: number): string {
   return `The code ran longer than ${timeoutMs} ms and was stopped.`;
+}
+
+/**
+ * What an engine's out-of-memory becomes: the engines' own words ("Uncaught null" from
+ * QuickJS, a bare "MemoryError" from Python) name neither the limit nor a way around it.
+ */
+export function outOfMemoryMessage(prefix: string, sandbox: string, limitBytes: number, howTo: string): string {
+  const mb = Math.round(limitBytes / (1024 * 1024));
+  return (
+    `${prefix}: the code reached the memory limit of ${sandbox} (${mb} MB) and could not go on. ` +
+    `Keep less in memory at once: work through the data in smaller pieces (${howTo}) and return only what you need.`
+  );
 }

@@ -2,33 +2,22 @@
  * Chrome: the script of the blob Worker that runs one piece of code inside the sandbox page.
  * A Worker, not the page itself, because only a Worker can be killed (terminate()) when the
  * code never ends. The page's CSP (manifest content_security_policy.sandbox) is inherited by
- * the blob Worker and forbids every network request; the names below are removed as well, so
- * code learns at once that they do not exist instead of meeting a CSP refusal.
+ * the blob Worker and forbids every network request; the names of removed-globals.ts are
+ * removed as well, so code learns at once that they do not exist instead of meeting a CSP
+ * refusal.
  */
 import { installSandboxPrelude } from './prelude';
-
-const REMOVED_GLOBALS = [
-  'fetch',
-  'XMLHttpRequest',
-  'WebSocket',
-  'WebSocketStream',
-  'EventSource',
-  'WebTransport',
-  'importScripts',
-  'Worker',
-  'SharedWorker',
-  'indexedDB',
-  'caches',
-  'BroadcastChannel',
-  'postMessage',
-  'onmessage',
-];
+import { REMOVED_GLOBALS, REMOVED_NAVIGATOR, removeGlobals } from './removed-globals';
 
 /** Runs inside the Worker; shipped as source text like the prelude, so it is self-contained. */
-function workerMain(install: typeof installSandboxPrelude, removed: string[]): void {
+function workerMain(
+  install: typeof installSandboxPrelude,
+  remove: typeof removeGlobals,
+  removed: { globals: readonly string[]; navigator: readonly string[] },
+): void {
   const scope = globalThis as any;
+  // Taken before removeGlobals deletes postMessage.
   const post = scope.postMessage.bind(scope) as (m: unknown) => void;
-  const getPrototypeOf = Object.getPrototypeOf;
   let realm: ReturnType<typeof installSandboxPrelude> | null = null;
   scope.addEventListener('error', (e: ErrorEvent) => {
     if (!realm) return;
@@ -45,13 +34,7 @@ function workerMain(install: typeof installSandboxPrelude, removed: string[]): v
     if (realm || !m || m.type !== 'run' || typeof m.code !== 'string') return;
     scope.removeEventListener('message', onRun);
     realm = install(scope, m.limits, { log: (line: string) => post({ type: 'log', line }) });
-    for (const name of removed) {
-      for (let o = scope; o && o !== Object.prototype; o = getPrototypeOf(o)) {
-        try {
-          delete o[name];
-        } catch {}
-      }
-    }
+    remove(scope, removed.globals, removed.navigator);
     realm.run(m.code, typeof m.argsJson === 'string' ? m.argsJson : undefined).then(
       (report) => post({ type: 'done', report }),
       (err) => post({ type: 'crashed', message: String(err) }),
@@ -61,5 +44,6 @@ function workerMain(install: typeof installSandboxPrelude, removed: string[]): v
 }
 
 export function sandboxWorkerSource(): string {
-  return `(${workerMain.toString()})(${installSandboxPrelude.toString()}, ${JSON.stringify(REMOVED_GLOBALS)});\n`;
+  const removed = { globals: REMOVED_GLOBALS, navigator: REMOVED_NAVIGATOR };
+  return `(${workerMain.toString()})(${installSandboxPrelude.toString()}, ${removeGlobals.toString()}, ${JSON.stringify(removed)});\n`;
 }

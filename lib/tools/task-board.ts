@@ -1,5 +1,28 @@
 import type { Task } from '../contracts/conversation';
 
+// Terminal escape sequences (CSI "ESC [ … m", a terminated OSC "ESC ] … BEL") go whole:
+// removing only ESC would leave "[31m" behind in the title.
+// eslint-disable-next-line no-control-regex
+const ESCAPE_SEQUENCE = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
+/** C0 and C1 controls and Unicode's bidi controls: invisible, and they garble or reorder the task list. */
+const CONTROLS = /[\p{Cc}\p{Bidi_Control}]/gu;
+
+/** A task's subject as one line of plain text: line breaks and tabs become one space. */
+export function cleanSubject(text: string): string {
+  return text
+    .replace(ESCAPE_SEQUENCE, '')
+    .replace(/ *[\t\n\v\f\r\u0085\u2028\u2029][\t\n\v\f\r\u0085\u2028\u2029 ]*/g, ' ')
+    .replace(CONTROLS, '');
+}
+
+/** A task's description as plain text that keeps its lines and tabs (any line break becomes "\n"). */
+export function cleanDescription(text: string): string {
+  return text
+    .replace(ESCAPE_SEQUENCE, '')
+    .replace(/\r\n?|[\u0085\u2028\u2029]/g, '\n')
+    .replace(CONTROLS, (c) => (c === '\n' || c === '\t' ? c : ''));
+}
+
 /**
  * One conversation's task list. The contract says task data is not persisted, so it lives in
  * memory only; listeners let the popup show it live.

@@ -1,17 +1,25 @@
 import * as v from 'valibot';
 import { defineTool, ToolError } from './registry';
+import { cleanDescription, cleanSubject } from './task-board';
 
 const SUBJECT_MAX = 200;
 const DESCRIPTION_MAX = 4000;
 
+// Control characters are removed before the checks, so that what is checked is what is kept.
 const subject = v.pipe(
   v.string(),
+  v.check(
+    (s) => s.trim() === '' || cleanSubject(s).trim() !== '',
+    'must not be empty: it holds only control characters (such as ESC, BEL or NUL) or bidirectional controls, which are removed; write the title in plain text',
+  ),
+  v.transform(cleanSubject),
   v.trim(),
   v.nonEmpty('must not be empty'),
   v.maxLength(SUBJECT_MAX, `must be at most ${SUBJECT_MAX} characters; put details in "description"`),
 );
 const description = v.pipe(
   v.string(),
+  v.transform(cleanDescription),
   v.maxLength(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`),
 );
 const status = v.picklist(

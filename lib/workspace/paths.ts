@@ -16,6 +16,10 @@
  *   - ".." is refused, even where it would stay inside ("a/../b"): refusing is the only rule
  *     that needs no reasoning about where a path ends up, and the model can always write the
  *     plain path.
+ *   - Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are
+ *     refused: invisible, they reorder how a name is shown, so "\u202Etxt.exe" reads as
+ *     "exe.txt" in a listing, and the name the user sees is not the file. Error messages
+ *     show them escaped for the same reason.
  *   - Empty segments ("a//b"), backslashes, control characters, lone surrogates, a drive
  *     letter ("C:"), a home folder ("~"), a URL ("file://…") are refused: each means the model
  *     took the path for something else, and guessing what it meant could write the wrong file.
@@ -54,6 +58,22 @@ const utf8Length = (s: string) => encoder.encode(s).length;
 // APIs, so a name holding one would read differently elsewhere.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** Unicode's Bidi_Control: exactly the twelve marks, embeddings, overrides and isolates. */
+const BIDI = /\p{Bidi_Control}/u;
+const BIDI_NAMES: Record<number, string> = {
+  0x061c: 'ARABIC LETTER MARK',
+  0x200e: 'LEFT-TO-RIGHT MARK',
+  0x200f: 'RIGHT-TO-LEFT MARK',
+  0x202a: 'LEFT-TO-RIGHT EMBEDDING',
+  0x202b: 'RIGHT-TO-LEFT EMBEDDING',
+  0x202c: 'POP DIRECTIONAL FORMATTING',
+  0x202d: 'LEFT-TO-RIGHT OVERRIDE',
+  0x202e: 'RIGHT-TO-LEFT OVERRIDE',
+  0x2066: 'LEFT-TO-RIGHT ISOLATE',
+  0x2067: 'RIGHT-TO-LEFT ISOLATE',
+  0x2068: 'FIRST STRONG ISOLATE',
+  0x2069: 'POP DIRECTIONAL ISOLATE',
+};
 const DRIVE = /^[A-Za-z]:/;
 /** Chromium's swap files for createWritable(): "<name>.crswap", "<name>.<n>.crswap". */
 export const SWAP_FILE = /\.crswap$/;
@@ -61,10 +81,22 @@ const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 
 const invalid = (input: string, why: string) => new WorkspaceError('invalid_path', `Invalid path ${quote(input)}: ${why}. ${PATH_HINT}`);
 
+const codePoint = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
 /** The input quoted for a message, cut when long and with controls made visible. */
 export function quote(input: string): string {
   const shown = input.length > 120 ? `${input.slice(0, 117)}…` : input;
-  return JSON.stringify(shown);
+  // JSON escapes C0 controls but not bidi ones, which would reorder the message itself.
+  return JSON.stringify(shown).replace(new RegExp(BIDI.source, 'gu'), (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+}
+
+/** Where a character is, for a message: its place in the path (from 1) and the name holding it. */
+function where(input: string, index: number): string {
+  const position = [...input.slice(0, index)].length + 1;
+  const start = input.lastIndexOf('/', index) + 1;
+  const end = input.indexOf('/', index);
+  const name = input.slice(start, end < 0 ? undefined : end);
+  return `at character ${position}${name.length < input.length ? ` (in the name ${quote(name)})` : ''}`;
 }
 
 /**
@@ -75,7 +107,18 @@ export function parsePath(input: string): WorkspacePath {
   if (typeof input !== 'string') throw invalid(String(input), 'a path must be a string');
   if (!input.isWellFormed()) throw invalid(input, 'it contains an unpaired UTF-16 surrogate (broken text), which cannot be a file name');
   const control = CONTROL.exec(input);
-  if (control) throw invalid(input, `it contains the control character U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} (a newline, tab, NUL or similar); file names cannot hold control characters`);
+  if (control) {
+    throw invalid(input, `it contains the control character ${codePoint(control[0])} (a newline, tab, NUL or similar) ${where(input, control.index)}; file names cannot hold control characters, remove it`);
+  }
+  const bidi = BIDI.exec(input);
+  if (bidi) {
+    const c = codePoint(bidi[0]);
+    throw invalid(
+      input,
+      `it contains the invisible bidirectional control character ${c} (${BIDI_NAMES[bidi[0].codePointAt(0)!] ?? 'bidi control'}) ${where(input, bidi.index)}, ` +
+        'which changes the order a name is displayed in (so "\\u202Etxt.exe" shows as "exe.txt"); remove it and write the name in plain characters',
+    );
+  }
   if (input.includes('\\')) throw invalid(input, 'it contains a backslash; use "/" to separate folders (backslashes are not allowed in names)');
   if (URL_SCHEME.test(input)) throw invalid(input, 'it is a URL; give a path inside the workspace, not an address');
   if (DRIVE.test(input)) throw invalid(input, 'it starts with a drive letter; the workspace has no drives, paths start at its root');

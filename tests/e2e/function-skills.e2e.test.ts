@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserName } from '../harness/browsers';
 import { setSkills, type SeedSkill } from '../harness/popup';
+import { pythonOutOfMemoryMessage } from '../../lib/sandbox/python-runner';
+import { jsProbeSkill, pyProbeSkill } from '../harness/sandbox-probes';
 import { agentSession } from '../harness/session';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
@@ -228,6 +230,42 @@ describe.each(browsers)('function skills in %s', (name) => {
       expect(spin.ms).toBeLessThan(7000);
       expect((await timed(language, quick[language])).outcome).toMatchObject({ ok: true, result: 'ok' });
     }
+  });
+
+  it('none of the removed globals is reachable, from JavaScript or from Python (the probe table)', async () => {
+    const found = await session.popup.page.evaluate(
+      async (codes) => {
+        const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+        const out: Record<string, unknown> = {};
+        for (const [language, code] of Object.entries(codes)) {
+          const data = { runId: `probe-${Math.random()}`, language, code, args: {}, timeoutMs: 30_000 };
+          const reply = await api.runtime.sendMessage({ id: Date.now(), type: 'sandboxFunction', data, timestamp: Date.now() });
+          const outcome = reply?.res ?? reply;
+          out[language] = outcome?.ok ? JSON.parse(outcome.result) : outcome;
+        }
+        return out;
+      },
+      { javascript: jsProbeSkill(), python: pyProbeSkill() },
+    );
+    expect(found).toEqual({ javascript: [], python: [] });
+  });
+
+  // Chromium: where the cap matters most (the Worker shares its process with the extension).
+  it.runIf(name === 'chromium')('python: allocating past the 512 MB cap says so, and the next call works', async () => {
+    const results = await session.popup.page.evaluate(async () => {
+      const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+      const call = async (code: string) => {
+        const data = { runId: `oom-${Math.random()}`, language: 'python', code, args: {}, timeoutMs: 30_000 };
+        const reply = await api.runtime.sendMessage({ id: Date.now(), type: 'sandboxFunction', data, timestamp: Date.now() });
+        return reply?.res ?? reply;
+      };
+      return [
+        await call('def run(args):\n    chunks = []\n    while True:\n        chunks.append(bytearray(16 * 1024 * 1024))\n'),
+        await call('def run(args):\n    return "alive"\n'),
+      ];
+    });
+    expect(results[0]).toMatchObject({ ok: false, error: { kind: 'runtime', message: pythonOutOfMemoryMessage() } });
+    expect(results[1]).toMatchObject({ ok: true, result: 'alive' });
   });
 
   for (const language of ['javascript', 'python'] as const) {

@@ -9,9 +9,11 @@ import { functionRunner, type RealmHost } from '../../lib/sandbox/functions';
 import type { PreludeLimits } from '../../lib/sandbox/prelude';
 import { pythonRealmHost } from '../../lib/sandbox/python-host';
 import type { PythonWorkerReply, PythonWorkerRequest } from '../../lib/sandbox/python-protocol';
-import { capWasmMemory, finishReport, LogBuffer, preparePython, type PythonRealm } from '../../lib/sandbox/python-runner';
+import { capWasmMemory, finishReport, LogBuffer, preparePython, pythonOutOfMemoryMessage, PYTHON_MAX_MEMORY_BYTES, type PythonRealm } from '../../lib/sandbox/python-runner';
+import { REMOVED_GLOBALS, REMOVED_NAVIGATOR, removeGlobals } from '../../lib/sandbox/removed-globals';
 import { toOutcome } from '../../lib/sandbox/report';
 import type { SandboxOutcome } from '../../lib/sandbox/types';
+import { pyProbeSkill } from '../harness/sandbox-probes';
 
 const LIMITS: PreludeLimits = { maxOutputChars: 100_000, maxLogLines: 200, maxLogChars: 20_000 };
 let realm: PythonRealm;
@@ -87,18 +89,62 @@ describe('a Python function call', () => {
     expect(await call('def run(args):\n  return 1\n    return 2\n')).toMatchObject({ ok: false, error: { kind: 'syntax', message: expect.stringMatching(/^IndentationError: unexpected indent \(line 3/) } });
   });
 
-  it('turns allocation past the memory cap into a MemoryError, and the next call works', async () => {
+  it('turns allocation past the memory cap into a MemoryError that names the cap, and the next call works', async () => {
+    expect(pythonOutOfMemoryMessage(PYTHON_MAX_MEMORY_BYTES)).toBe(
+      'MemoryError (out of memory): the code reached the memory limit of the Python sandbox (512 MB) and could not go on. ' +
+        'Keep less in memory at once: work through the data in smaller pieces (read and process it in chunks, ' +
+        'use generators instead of building whole lists) and return only what you need.',
+    );
     // The Worker caps before loading; here growth is refused from now on (Node's WebAssembly,
     // this test file's realm only).
     capWasmMemory(256 * 1024 * 1024);
+    const message = pythonOutOfMemoryMessage(256 * 1024 * 1024);
     const out = await call('def run(args):\n    chunks = []\n    while True:\n        chunks.append(bytearray(16 * 1024 * 1024))\n');
-    expect(out).toMatchObject({ ok: false, error: { kind: 'runtime', message: 'MemoryError' } });
+    expect(out).toMatchObject({ ok: false, error: { kind: 'runtime', message } });
+    // The traceback still says where.
+    expect((out as { error: { stack: string } }).error.stack).toMatch(/line 4, in run\n[\s\S]*MemoryError$/);
     expect(await call('def run(args):\n    return "still here"\n')).toMatchObject({ ok: true, result: 'still here' });
-  });
+    // Many small objects, as the JavaScript sandbox's Map example.
+    const small = await call('def run(args):\n    d = {}\n    i = 0\n    while True:\n        d[i] = {"i": i, "s": "y" * 100}\n        i += 1\n');
+    expect(small).toMatchObject({ ok: false, error: { kind: 'runtime', message } });
+    expect(await call('def run(args):\n    return "still here"\n')).toMatchObject({ ok: true, result: 'still here' });
+    // A MemoryError the code raises with its own words stays its own.
+    expect(await call('def run(args):\n    raise MemoryError("my cache is full")\n')).toMatchObject({ ok: false, error: { message: 'MemoryError: my cache is full' } });
+  }, 60_000);
 
   it('cuts a long str at the output budget', async () => {
     const out = await call('def run(args):\n    return "x" * 5000\n', {}, 100);
     expect(out).toMatchObject({ ok: true, truncated: true, result: `${'x'.repeat(100)}…[+4900 chars]` });
+  });
+});
+
+describe("what Python's js module reaches", () => {
+  const found = async () => JSON.parse(((await call(pyProbeSkill())) as { result: string }).result) as string[];
+
+  it('the probes find names that are there (Node has fetch)', async () => {
+    expect(await found()).toEqual(expect.arrayContaining(['fetch', 'from js import fetch']));
+  });
+
+  it('finds none of the removed names once removeGlobals has run', async () => {
+    // The Worker's lockdown, on Node's global (put back afterwards).
+    const saved: [object, string, PropertyDescriptor][] = [];
+    const save = (target: unknown, names: readonly string[]) => {
+      for (let o = target; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+        for (const name of names) {
+          const d = Object.getOwnPropertyDescriptor(o, name);
+          if (d) saved.push([o as object, name, d]);
+        }
+      }
+    };
+    save(globalThis, REMOVED_GLOBALS);
+    save(globalThis.navigator, REMOVED_NAVIGATOR);
+    try {
+      removeGlobals(globalThis, REMOVED_GLOBALS, REMOVED_NAVIGATOR);
+      expect(await found()).toEqual([]);
+    } finally {
+      for (const [o, name, d] of saved) Object.defineProperty(o, name, d);
+    }
+    expect(typeof fetch).toBe('function');
   });
 });
 
@@ -115,6 +161,14 @@ describe('the Python log buffer and report', () => {
     expect(JSON.parse(finishReport('{"ok": true, "result": "hi"}', ['l'], LIMITS))).toEqual({ ok: true, result: 'hi', truncated: false, logs: ['l'] });
     const failed = { ok: false, error: { kind: 'runtime', message: 'm' } };
     expect(JSON.parse(finishReport(JSON.stringify(failed), [], LIMITS))).toEqual({ ...failed, logs: [] });
+  });
+
+  it('names the memory cap for a bare MemoryError, or any while growth was refused', () => {
+    const report = (message: string, ranOut: boolean) => JSON.parse(finishReport(JSON.stringify({ ok: false, error: { kind: 'runtime', message } }), [], LIMITS, ranOut)).error.message;
+    expect(report('MemoryError', false)).toMatch(/^MemoryError \(out of memory\): the code reached the memory limit of the Python sandbox \(\d+ MB\)/);
+    expect(report('MemoryError: cannot allocate', true)).toMatch(/^MemoryError \(out of memory\)/);
+    expect(report('MemoryError: mine', false)).toBe('MemoryError: mine');
+    expect(report('MemoryErrorish: no', true)).toBe('MemoryErrorish: no');
   });
 });
 

@@ -5,10 +5,11 @@
  */
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { runInQuickJS, sandboxWasmMemory } from '../../lib/sandbox/quickjs-runner';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUICKJS_OUT_OF_MEMORY, runInQuickJS, sandboxWasmMemory } from '../../lib/sandbox/quickjs-runner';
 import { toOutcome, type RealmRunRequest } from '../../lib/sandbox/report';
 import type { SandboxOutcome } from '../../lib/sandbox/types';
+import { jsProbeBody } from '../harness/sandbox-probes';
 
 const LIMITS = { maxOutputChars: 100_000, maxLogLines: 200, maxLogChars: 20_000 };
 let quickjs: QuickJSWASMModule;
@@ -79,10 +80,54 @@ describe('QuickJS sandbox runner', () => {
     expect(await run('return 2')).toMatchObject({ ok: true, result: 2 });
   });
 
-  it('enforces a memory limit (and asks for a fresh Worker after such a run)', async () => {
-    const r = await run('const a = []; while (true) a.push(new Array(1 << 17).fill(a.length))', 10_000);
-    expect(r).toMatchObject({ ok: false, error: { kind: 'runtime', message: expect.stringMatching(/out of memory/i) }, reusable: false });
-    expect(await run('return "still works"')).toMatchObject({ ok: true, result: 'still works' });
+  describe('out of memory', () => {
+    // Each test gets the module fresh: a full memory stays full (the Worker would be replaced).
+    let full: QuickJSWASMModule;
+    beforeAll(async () => {
+      full = quickjs;
+    });
+    const fresh = async () => {
+      quickjs = await newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory: sandboxWasmMemory() }));
+    };
+    afterAll(() => {
+      quickjs = full;
+    });
+
+    it('names the limit and what to do, and asks for a fresh Worker after such a run', async () => {
+      expect(QUICKJS_OUT_OF_MEMORY).toBe(
+        'Out of memory: the code reached the memory limit of the JavaScript sandbox (128 MB) and could not go on. ' +
+          'Keep less in memory at once: work through the data in smaller pieces (aggregate as you go instead of collecting everything, ' +
+          'or split the work across several runs) and return only what you need.',
+      );
+      await fresh();
+      const r = await run('const a = []; while (true) a.push(new Array(1 << 17).fill(a.length))', 10_000);
+      expect(r).toMatchObject({ ok: false, error: { kind: 'runtime', message: QUICKJS_OUT_OF_MEMORY }, reusable: false });
+      // Where it ran out, in the code's own lines.
+      expect(!r.ok && r.error.stack).toMatch(/^InternalError: out of memory\n\s+at .*<code>:1:\d+/);
+      expect(await run('return "still works"')).toMatchObject({ ok: true, result: 'still works' });
+    }, 30_000);
+
+    it('turns the null QuickJS throws when even its error cannot be allocated into the same message', async () => {
+      // Many small objects: QuickJS runs out while making its own error and throws null.
+      await fresh();
+      const r = await run('const m = new Map(); let i = 0; while (true) m.set(i++, { i, s: "y".repeat(100) })', 20_000);
+      expect(r).toMatchObject({ ok: false, error: { kind: 'runtime', message: QUICKJS_OUT_OF_MEMORY }, reusable: false });
+    }, 30_000);
+
+    it('says so for one allocation larger than the limit, and for an error escaping a timer', async () => {
+      await fresh();
+      expect(await run('return new ArrayBuffer(200 * 1024 * 1024).byteLength')).toMatchObject({ ok: false, error: { message: QUICKJS_OUT_OF_MEMORY } });
+      await fresh();
+      const timer = await run('const a = []; setTimeout(() => { while (true) a.push({}) }, 1); await new Promise(r => setTimeout(r, 100)); return "finished"', 20_000);
+      expect(timer).toMatchObject({ ok: true, result: 'finished', logs: [`[error] Uncaught ${QUICKJS_OUT_OF_MEMORY}`] });
+    }, 60_000);
+
+    it('leaves a thrown null, a caught out-of-memory and other limits as they are', async () => {
+      await fresh();
+      expect(await run('throw null')).toMatchObject({ ok: false, error: { message: 'Uncaught null' } });
+      expect(await run('try { new ArrayBuffer(200 * 1024 * 1024) } catch (e) { return String(e) }')).toMatchObject({ ok: true, result: 'InternalError: out of memory' });
+      expect(await run('let s = "x"; while (true) s += s')).toMatchObject({ ok: false, error: { message: 'InternalError: string too long' } });
+    }, 30_000);
   });
 
   it('truncates a 10 MB result quickly', async () => {
@@ -108,6 +153,24 @@ describe('QuickJS sandbox runner', () => {
         t: { '[Uint8Array]': [1, 2] },
       },
     });
+  });
+
+  it('has none of the names the other Workers remove', async () => {
+    expect(await run(jsProbeBody())).toMatchObject({ ok: true, result: [] });
+  });
+
+  it("has ECMAScript's globals and the prelude's, nothing of the host", async () => {
+    const r = await run('return Object.getOwnPropertyNames(globalThis).sort()');
+    const ecmascript = [
+      'AggregateError', 'Array', 'ArrayBuffer', 'BigInt', 'BigInt64Array', 'BigUint64Array', 'Boolean', 'DataView', 'Date', 'Error', 'EvalError',
+      'FinalizationRegistry', 'Float16Array', 'Float32Array', 'Float64Array', 'Function', 'Infinity', 'Int16Array', 'Int32Array', 'Int8Array',
+      'InternalError', 'Iterator', 'JSON', 'Map', 'Math', 'NaN', 'Number', 'Object', 'Promise', 'Proxy', 'RangeError', 'ReferenceError', 'Reflect',
+      'RegExp', 'Set', 'SharedArrayBuffer', 'String', 'Symbol', 'SyntaxError', 'TypeError', 'URIError', 'Uint16Array', 'Uint32Array', 'Uint8Array',
+      'Uint8ClampedArray', 'WeakMap', 'WeakRef', 'WeakSet', 'decodeURI', 'decodeURIComponent', 'encodeURI', 'encodeURIComponent', 'escape', 'eval',
+      'globalThis', 'isFinite', 'isNaN', 'parseFloat', 'parseInt', 'undefined', 'unescape',
+    ];
+    const prelude = ['clearInterval', 'clearTimeout', 'console', 'queueMicrotask', 'setInterval', 'setTimeout'];
+    expect(r).toMatchObject({ ok: true, result: [...ecmascript, ...prelude].sort() });
   });
 
   it('has nothing to reach the outside with', async () => {

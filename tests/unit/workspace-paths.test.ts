@@ -104,6 +104,45 @@ describe('parsePath: refusals', () => {
     expect(refused(input).message).toContain(why);
   });
 
+  it.each([
+    ['\u202etxt.exe', 'U+202E', 'RIGHT-TO-LEFT OVERRIDE'],
+    ['a\u202ab', 'U+202A', 'LEFT-TO-RIGHT EMBEDDING'],
+    ['a\u202bb', 'U+202B', 'RIGHT-TO-LEFT EMBEDDING'],
+    ['a\u202cb', 'U+202C', 'POP DIRECTIONAL FORMATTING'],
+    ['a\u202db', 'U+202D', 'LEFT-TO-RIGHT OVERRIDE'],
+    ['a\u2066b', 'U+2066', 'LEFT-TO-RIGHT ISOLATE'],
+    ['a\u2067b', 'U+2067', 'RIGHT-TO-LEFT ISOLATE'],
+    ['a\u2068b', 'U+2068', 'FIRST STRONG ISOLATE'],
+    ['a\u2069b', 'U+2069', 'POP DIRECTIONAL ISOLATE'],
+    ['a\u200eb', 'U+200E', 'LEFT-TO-RIGHT MARK'],
+    ['a\u200fb', 'U+200F', 'RIGHT-TO-LEFT MARK'],
+    ['a\u061cb', 'U+061C', 'ARABIC LETTER MARK'],
+  ])('refuses the bidirectional control in %j, naming it', (input, code, name) => {
+    const message = refused(input).message;
+    expect(message).toContain(`bidirectional control character ${code} (${name})`);
+    expect(message).toContain('remove it and write the name in plain characters');
+  });
+
+  it('says where the bidi control is, and never prints it raw', () => {
+    const message = refused('reports/invoice\u202egpj.exe').message;
+    expect(message).toContain('at character 16 (in the name "invoice\\u202Egpj.exe")');
+    expect(message).toContain('Invalid path "reports/invoice\\u202Egpj.exe"');
+    expect(message).not.toMatch(/\p{Bidi_Control}/u);
+    // Counted in characters, not UTF-16 units: the emoji is one.
+    expect(refused('😀/\u2067x').message).toContain('at character 3 (in the name "\\u2067x")');
+    // A path of one name has no name to repeat.
+    expect(refused('\u202etxt.exe').message).toContain('at character 1,');
+  });
+
+  it('says where a control character is', () => {
+    expect(refused('notes/a\u001bb.md').message).toContain('U+001B (a newline, tab, NUL or similar) at character 8 (in the name "a\\u001bb.md")');
+  });
+
+  it('accepts right-to-left text itself, which needs no controls', () => {
+    expect(parsePath('מסמכים/דוח.txt').segments).toEqual(['מסמכים', 'דוח.txt']);
+    expect(parsePath('تقرير.md').segments).toEqual(['تقرير.md']);
+  });
+
   it('refuses names over 255 UTF-8 bytes and paths over 4096', () => {
     expect(refused('x'.repeat(256)).message).toContain('longer than 255 bytes');
     expect(refused(`a/${'é'.repeat(128)}`).message).toContain('longer than 255 bytes');
