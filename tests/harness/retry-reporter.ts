@@ -9,16 +9,18 @@ interface Retried {
 
 /**
  * The e2e project retries a failed test once (vitest.config.ts). A test that needs its retry is
- * flaky, and the default reporter shows that only as a passing test: this names each retried test
- * at the end of the run, and in CI fails a run that passed only thanks to a retry.
+ * flaky, yet in a full run the default reporter folds it into its file's one passing line: this
+ * names each retried test at the end of the run, and in CI fails a run that passed only thanks to
+ * a retry.
  *
  * Failing CI on a retried-then-passed test is right here because retries are rare: the retry is
  * there for a browser launch that goes wrong now and then on a loaded 2-core machine, and none of
- * the runs made while adding this reporter needed one. A test that needed it is a race to fix (as
- * the sub-agent test's hung requests were), and a red CI that names it is how it gets fixed rather
+ * the e2e runs made while adding this reporter needed one (tabs, pages, chat, sandbox, function
+ * skills and the dev session, at a load average near 10). A test that needed it is a race to fix
+ * (as the sub-agent test's hung requests were), and a red CI that names it gets it fixed rather
  * than piling up. Should retries become common, the answer is fixing those tests, not this; a
  * one-off can be waved through with PAGEWRIGHT_FAIL_ON_RETRY=0. The retry still earns its keep in
- * CI: the summary says "flaky" (passed on its retry) rather than only "failed".
+ * CI: the summary tells "flaky" (passed on its retry) from "failed" (every attempt).
  */
 export class RetryReporter implements Reporter {
   private vitest?: Vitest;
