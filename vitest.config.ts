@@ -2,11 +2,14 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
 import { WxtVitest } from 'wxt/testing';
+import { RetryReporter } from './tests/harness/retry-reporter.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export default defineConfig({
   test: {
+    // Reporters are set for the whole run; RetryReporter reports on the e2e project's tests only.
+    reporters: ['default', new RetryReporter('e2e')],
     projects: [
       {
         plugins: [WxtVitest()],
@@ -47,6 +50,7 @@ export default defineConfig({
           hookTimeout: 90_000,
           fileParallelism: false,
           // A browser is a whole process tree: retrying a flaky launch is cheaper than a red CI.
+          // Never silently: RetryReporter names every retried test, and fails CI on one.
           retry: 1,
         },
       },

@@ -149,7 +149,9 @@ describe.each(browsers)('popup chat in %s', (name) => {
     await popup.waitFor('[data-banner="error-auth"]');
     expect(await popup.text('[data-banner="error-auth"]')).toMatch(/API key was rejected \(401\): invalid x-api-key/);
     expect(await popup.count('[data-banner="error-auth"] button')).toBe(1);
-    await new Promise((r) => setTimeout(r, 1200));
+    // A fixed time is the point: that no retry comes shows only by waiting out when one would.
+    // backoffMs (lib/agent/errors.ts) puts the first retry at most 1.2 s after the error.
+    await new Promise((r) => setTimeout(r, 1500));
     expect(fake.requests).toHaveLength(1);
   });
 

@@ -326,7 +326,8 @@ describe.each(browsers)('function skills in %s', (name) => {
       if (process.env.SHOW_PROBES) console.log(name, language, JSON.stringify(content, null, 1));
       expect(Object.keys(probes).length).toBeGreaterThanOrEqual(py ? 22 : 13);
       for (const [probe, outcome] of Object.entries(probes)) expect(`${probe}: ${outcome}`).toMatch(new RegExp(`^${probe}: blocked: `));
-      // Give anything that did get out time to arrive.
+      // A fixed time is the point: a request that got out shows only by arriving, so give anything
+      // still on its way over loopback time to (it is ms) before saying nothing did.
       await new Promise((r) => setTimeout(r, 500));
       expect(server.hits.slice(before)).toEqual([]);
     });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { BrowserName } from '../harness/browsers';
 import { lastToolResult, text, toolCall } from '../harness/fake-anthropic';
 import { agentSession } from '../harness/session';
+import { until } from '../harness/until';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
 
@@ -35,7 +36,17 @@ describe.each(browsers)('page tools in %s', (name) => {
 
   it('reads shadow DOM and a same-origin iframe, and the selectors it gives work', async () => {
     const tab = await openTab('/shadow.html');
-    await new Promise((r) => setTimeout(r, 500));
+    // What the reader must find: the custom element's shadow root and the iframe's document.
+    const page = await session.pageShowing(`${fixtures.url}/shadow.html`);
+    await until(
+      () =>
+        page.evaluate(
+          () =>
+            !!document.querySelector('user-card')?.shadowRoot?.textContent?.includes('Ada Lovelace') &&
+            !!(document.getElementById('settings-frame') as HTMLIFrameElement | null)?.contentDocument?.body?.textContent?.includes('Inside the frame'),
+        ),
+      { what: 'the shadow root and the frame to render' },
+    );
     const [read] = await agentRuns([() => ({ name: 'get_tab_content', input: { tab_id: tab } })]);
     const md: string = read!.content.content;
     expect(md).toContain('Ada Lovelace');
@@ -122,16 +133,11 @@ describe.each(browsers)('page tools in %s', (name) => {
     const internal = name === 'chromium' ? 'chrome://version/' : 'about:robots';
     const other = await session.ext.browser.newPage();
     void other.goto(internal).catch(() => {});
-    const tab = await session.popup.page.evaluate(async (url) => {
-      const api = (globalThis as any).browser ?? (globalThis as any).chrome;
-      for (let i = 0; i < 50; i++) {
-        const found = (await api.tabs.query({})).find((t: any) => t.url === url);
-        if (found) return found.id as number;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error(`no tab shows ${url}`);
-    }, internal);
-    await new Promise((r) => setTimeout(r, 500));
+    // Loaded, not just listed: a tab still on its way to the page has another URL to refuse.
+    const { id: tab } = await until(async () => (await session.tabs()).find((t) => t.url === internal && t.status === 'complete'), {
+      timeout: 10_000,
+      what: `a tab showing ${internal}`,
+    });
     const [read, run] = await agentRuns([
       () => ({ name: 'get_tab_content', input: { tab_id: tab } }),
       () => ({ name: 'execute_script', input: { target: 'page', tab_id: tab, code: 'return 1' } }),

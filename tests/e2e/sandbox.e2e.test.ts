@@ -155,6 +155,9 @@ describe.each(configs)('sandbox in $label', ({ browser: name, engine }) => {
       const send = (type: string, data: unknown) => api.runtime.sendMessage({ id: Date.now(), type, data, timestamp: Date.now() });
       const runId = `abort-${Math.random()}`;
       const running = send('sandboxRun', { runId, code: 'console.log("looping"); while (true) {}', timeoutMs: 30_000, engine });
+      // A fixed time on purpose: the sandbox has no channel out until it answers, so "the loop
+      // is running" cannot be observed. 800 ms is far past a run's start; were it too short, the
+      // run would end "stopped before the code started" without the 'looping' log, and fail below.
       await new Promise((r) => setTimeout(r, 800));
       const t = performance.now();
       await send('sandboxAbort', { runId });
@@ -272,6 +275,8 @@ describe.each(configs)('sandbox in $label', ({ browser: name, engine }) => {
     const result = resultOf(outcome) as Record<string, string>;
     expect(Object.keys(result)).toHaveLength(9);
     for (const [api, what] of Object.entries(result)) expect(`${api}: ${what}`).toMatch(/^\w+: (blocked|refused)/);
+    // A fixed time is the point: a request that got out shows only by arriving (a beacon does not
+    // wait for it), so give anything on its way over loopback time to before saying nothing did.
     await new Promise((r) => setTimeout(r, 500));
     expect(server.hits).toEqual([]);
   });
@@ -407,6 +412,7 @@ describe.each(configs)('sandbox in $label', ({ browser: name, engine }) => {
       if (what === 'origin' || what === 'extensionApi') continue;
       expect(`${what}: ${how}`).toMatch(/^[\w.]+: blocked/);
     }
+    // A fixed time is the point, as above: an escaped request shows only by arriving.
     await new Promise((r) => setTimeout(r, 500));
     expect(server.hits).toEqual([]);
   });

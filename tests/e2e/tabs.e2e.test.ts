@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { BrowserName } from '../harness/browsers';
 import { lastToolResult, text, toolCall } from '../harness/fake-anthropic';
 import { agentSession } from '../harness/session';
+import { until } from '../harness/until';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
 
@@ -31,7 +32,12 @@ describe.each(browsers)('tab tools in %s', (name) => {
   it('lists tabs with every filter across two windows', async () => {
     const a = await openTabs([`${fixtures.url}/form.html`, `${fixtures.url}/spa.html`]);
     const b = await openTabs([`${fixtures.url}/shadow.html`, `${fixtures.url}/index.html`], true);
-    await new Promise((r) => setTimeout(r, 1000));
+    // The filters match titles and URLs: every tab must show its fixture, loaded, before the listing.
+    const opened = [...a.tabIds, ...b.tabIds];
+    await until(async () => {
+      const tabs = await session.tabs();
+      return opened.every((id) => tabs.some((t) => t.id === id && t.url.startsWith(fixtures.url) && t.status === 'complete'));
+    }, { timeout: 20_000, what: 'the four fixture tabs to load' });
     fake.script(
       {
         content: [

@@ -37,13 +37,22 @@ export async function launch(name: BrowserName): Promise<ExtensionBrowser> {
   return name === 'chromium' ? launchChromium() : launchFirefox();
 }
 
-/** `lang` is the browser's UI language (Chromium takes it from LANGUAGE on Linux). */
-export async function launchChromium({ lang = 'en' }: { lang?: string } = {}): Promise<ExtensionBrowser> {
+/**
+ * `lang` is the browser's UI language (Chromium takes it from LANGUAGE on Linux); `extension` the
+ * unpacked build to load (`wxt dev` writes .output/chrome-mv3-dev); `developerMode` turns on
+ * chrome://extensions' Developer mode, without which Chromium disables an unpacked extension
+ * that reloads itself (as `wxt dev` makes it do).
+ */
+export async function launchChromium({
+  lang = 'en',
+  extension = CHROME_BUILD,
+  developerMode = false,
+}: { lang?: string; extension?: string; developerMode?: boolean } = {}): Promise<ExtensionBrowser> {
   const browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     pipe: true,
-    enableExtensions: [CHROME_BUILD],
+    enableExtensions: [extension],
     args: [...CHROMIUM_ARGS.filter((a) => !a.startsWith('--lang=')), `--lang=${lang}`],
     env: { ...process.env, LANGUAGE: lang },
   });
@@ -53,6 +62,7 @@ export async function launchChromium({ lang = 'en' }: { lang?: string } = {}): P
       { timeout: 20_000 },
     );
     const origin = worker.url().replace(/\/background\.js$/, '');
+    if (developerMode) await turnOnDeveloperMode(browser);
     return {
       name: 'chromium',
       browser,
@@ -73,6 +83,21 @@ export async function launchChromium({ lang = 'en' }: { lang?: string } = {}): P
   } catch (e) {
     await browser.close();
     throw e;
+  }
+}
+
+async function turnOnDeveloperMode(browser: Browser) {
+  const page = await browser.newPage();
+  try {
+    await page.goto('chrome://extensions');
+    const on = await page.evaluate(async () => {
+      const dev = (globalThis as any).chrome.developerPrivate;
+      await dev.updateProfileConfiguration({ inDeveloperMode: true });
+      return (await dev.getProfileConfiguration()).inDeveloperMode as boolean;
+    });
+    if (!on) throw new Error('chrome://extensions did not turn Developer mode on');
+  } finally {
+    await page.close();
   }
 }
 

@@ -2,7 +2,17 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { launch, type BrowserName, type ExtensionBrowser } from './browsers';
 import { FakeAnthropic, lastToolResult, text, toolCall } from './fake-anthropic';
 import { FixtureServer } from './fixture-server';
+import type { Page } from 'puppeteer-core';
 import { PopupPage, setSettings } from './popup';
+import { until } from './until';
+
+export interface TabInfo {
+  id: number;
+  windowId: number;
+  url: string;
+  title: string;
+  status: string;
+}
 
 export interface AgentSession {
   readonly fake: FakeAnthropic;
@@ -11,6 +21,10 @@ export interface AgentSession {
   readonly popup: PopupPage;
   /** The test's own hands open a tab (not the agent's) and wait for it to load (and for `title`, when given). */
   openTab(path: string, title?: string): Promise<number>;
+  /** Every tab as the extension sees it (tabs.query), asked from the popup. */
+  tabs(): Promise<TabInfo[]>;
+  /** The test's own handle on the tab showing `url`, to look inside the page. */
+  pageShowing(url: string): Promise<Page>;
   /**
    * One user message whose model reply runs `calls` in order (each may use the previous result),
    * then ends with `finalText`; returns the tool results the model was sent.
@@ -55,21 +69,27 @@ export function agentSession(name: BrowserName, settings: Record<string, unknown
     get popup() {
       return popup!;
     },
-    openTab(path, title) {
-      return popup!.page.evaluate(
-        async (url, title) => {
-          const api = (globalThis as any).browser ?? (globalThis as any).chrome;
-          const tab = await api.tabs.create({ url, active: false });
-          for (let i = 0; i < 200; i++) {
-            const t = await api.tabs.get(tab.id);
-            if (t.status === 'complete' && (!title || t.title === title)) break;
-            await new Promise((r) => setTimeout(r, 100));
-          }
-          return tab.id as number;
-        },
-        `${fixtures.url}${path}`,
-        title ?? null,
-      );
+    async openTab(path, title) {
+      const url = `${fixtures.url}${path}`;
+      const id = await popup!.page.evaluate(async (url) => {
+        const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+        return (await api.tabs.create({ url, active: false })).id as number;
+      }, url);
+      // The URL too: a Firefox tab can say "complete" for the about:blank it starts on.
+      await until(async () => (await session.tabs()).some((t) => t.id === id && t.url === url && t.status === 'complete' && (!title || t.title === title)), {
+        timeout: 20_000,
+        what: `tab ${id} to load ${url}${title ? ` and be titled "${title}"` : ''}`,
+      });
+      return id;
+    },
+    tabs() {
+      return popup!.page.evaluate(async () => {
+        const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+        return (await api.tabs.query({})).map((t: any) => ({ id: t.id, windowId: t.windowId, url: t.url ?? '', title: t.title ?? '', status: t.status ?? '' }));
+      });
+    },
+    pageShowing(url) {
+      return until(async () => (await ext!.browser.pages()).find((p) => p.url() === url), { timeout: 10_000, what: `a page showing ${url}` });
     },
     // Each run ends with its own text: waiting for "All done." would find the previous run's answer.
     async agentRuns(calls, finalText = `All done (${++runs}).`) {
