@@ -10,17 +10,14 @@ interface Retried {
 /**
  * The e2e project retries a failed test once (vitest.config.ts). A test that needs its retry is
  * flaky, yet in a full run the default reporter folds it into its file's one passing line: this
- * names each retried test at the end of the run, and in CI fails a run that passed only thanks to
- * a retry.
+ * names each retried test at the end of the run.
  *
- * Failing CI on a retried-then-passed test is right here because retries are rare: the retry is
- * there for a browser launch that goes wrong now and then on a loaded 2-core machine, and none of
- * the e2e runs made while adding this reporter needed one (tabs, pages, chat, sandbox, function
- * skills and the dev session, at a load average near 10). A test that needed it is a race to fix
- * (as the sub-agent test's hung requests were), and a red CI that names it gets it fixed rather
- * than piling up. Should retries become common, the answer is fixing those tests, not this; a
- * one-off can be waved through with PAGEWRIGHT_FAIL_ON_RETRY=0. The retry still earns its keep in
- * CI: the summary tells "flaky" (passed on its retry) from "failed" (every attempt).
+ * Printing, not failing, is the default: the retry is there for a browser launch that goes
+ * wrong now and then on a loaded 2-core machine, and no run made while adding this reporter
+ * needed one — but that is too little evidence to make a busy CI machine's one bad launch block
+ * a landing. The summary tells "flaky" (passed on its retry) from "failed" (every attempt), so a
+ * flaky test is seen and fixed; PAGEWRIGHT_FAIL_ON_RETRY=1 makes a run that passed only thanks
+ * to a retry fail (for checking a fix, or for CI once retries have shown themselves rare).
  */
 export class RetryReporter implements Reporter {
   private vitest?: Vitest;
@@ -60,13 +57,12 @@ export class RetryReporter implements Reporter {
     log('==== end of e2e retries ====');
     const flaky = this.retried.filter((r) => r.passed);
     if (flaky.length > 0 && failOnRetry(process.env)) {
-      log(`e2e retries: failing the run: ${flaky.length} test(s) passed only on a retry (CI or PAGEWRIGHT_FAIL_ON_RETRY=1; PAGEWRIGHT_FAIL_ON_RETRY=0 lets it pass).`);
+      log(`e2e retries: failing the run: ${flaky.length} test(s) passed only on a retry (PAGEWRIGHT_FAIL_ON_RETRY=1).`);
       process.exitCode = 1;
     }
   }
 }
 
 export function failOnRetry(env: NodeJS.ProcessEnv): boolean {
-  if (env.PAGEWRIGHT_FAIL_ON_RETRY === '0') return false;
-  return env.PAGEWRIGHT_FAIL_ON_RETRY === '1' || (!!env.CI && env.CI !== 'false' && env.CI !== '0');
+  return env.PAGEWRIGHT_FAIL_ON_RETRY === '1';
 }
