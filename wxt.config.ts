@@ -83,14 +83,34 @@ export default defineConfig({
           browser_specific_settings: {
             gecko: {
               id: 'pagewright@pagewright.dev',
-              strict_min_version: '128.0',
+              // Firefox reads data_collection_permissions only from 140 (an ESR); below it the
+              // user would install without seeing what is sent. Nothing used on Firefox needs
+              // more: scripting.executeScript world MAIN 128, AbortSignal.any 124, CSS :has() 121,
+              // String.prototype.isWellFormed 119, import() in Workers 114 (Pyodide; also Vite's
+              // syntax target firefox114), OPFS 111. Uint8Array.fromBase64 (133) is feature-detected.
+              strict_min_version: '140.0',
               // What the user types and what the agent reads from pages goes to the model
               // endpoint the user configured.
               data_collection_permissions: { required: ['websiteContent', 'personalCommunications'] },
             },
+            // Firefox for Android reads data_collection_permissions only from 142.
+            gecko_android: { strict_min_version: '142.0' },
           },
         }
-      : {}),
+      : {
+          // What the build really calls without a fallback:
+          //   runtime.getContexts (finding the offscreen document after a worker restart) → 116
+          //   AbortSignal.any (run, sub-agent, web and HTTP time limits)                  → 116
+          //   String.prototype.isWellFormed 111, Vite's syntax target chrome111 (the built JS
+          //   is ES2022: no `using`, no regex v flag), offscreen documents 109, CSS :has() 105,
+          //   'wasm-unsafe-eval' 103, structuredClone 98; the three WebAssembly modules need
+          //   legacy exceptions, reference types and bulk memory (≤ 96).
+          // Not counted, because the code checks for them and carries on without:
+          //   userScripts.execute 135 (execute_script under a strict CSP says what to turn on),
+          //   Uint8Array.fromBase64 140, action.openPopup; URL.canParse 120 sits only in the MCP
+          //   SDK's OAuth schemas, never reached without an authProvider.
+          minimum_chrome_version: '116',
+        }),
   }),
 });
 
