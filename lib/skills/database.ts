@@ -10,7 +10,6 @@
 import * as v from 'valibot';
 import { browserConnectionStore } from '../database/browser-connections';
 import { databaseRef, type DatabaseConnection } from '../database/connections';
-import { DatabaseError } from '../database/errors';
 import { MAX_SQL_CHARS } from '../database/limits';
 import type { QueryResult } from '../database/read-only-db';
 import { formatSchemaForModel } from '../database/schema-text';
@@ -58,12 +57,7 @@ function databaseSkillTool(skill: SkillRecord, connection: DatabaseConnection, c
       // Deleted since the run started: say so rather than let the worker find no file.
       const current = await connections().get(connection.db_id);
       if (!current) throw new ToolError(missing(connection.db_id));
-      try {
-        return formatResult(await ctx.env.database.query(databaseRef(current), sql));
-      } catch (e) {
-        if (e instanceof DatabaseError) throw new ToolError(e.message);
-        throw e;
-      }
+      return formatResult(await ctx.env.database.query(databaseRef(current), sql));
     },
   };
 }

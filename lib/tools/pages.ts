@@ -25,19 +25,9 @@ export async function requireReadableTab(ctx: ToolContext, id: number) {
   return tab;
 }
 
-export function pageErrorToTool(e: unknown, tab: number): never {
-  if (e instanceof PageError) {
-    switch (e.code) {
-      case 'invalid_selector':
-      case 'no_match':
-      case 'empty':
-        throw new ToolError(e.message);
-      case 'restricted':
-        throw new ToolError(`Tab ${tab} cannot be read or scripted: ${e.message}`);
-      default:
-        throw new ToolError(e.message);
-    }
-  }
+/** A restricted page's message does not say which tab: the model may have several in play. */
+export function inTab(e: unknown, tab: number): never {
+  if (e instanceof PageError && e.code === 'restricted') throw new ToolError(`Tab ${tab} cannot be read or scripted: ${e.message}`);
   throw e;
 }
 
@@ -62,7 +52,7 @@ export const getTabContent = defineTool({
     // With a prompt the whole page goes to the summariser; max_length then caps the answer.
     const page = await ctx.env.pages
       .read(tab.id, { ...(input.selector ? { selector: input.selector } : {}), ...(!input.prompt && input.max_length ? { maxLength: input.max_length } : {}) }, ctx.signal)
-      .catch((e: unknown) => pageErrorToTool(e, tab.id));
+      .catch((e: unknown) => inTab(e, tab.id));
     let content = page.content;
     let truncated = page.truncated;
     if (input.prompt) {

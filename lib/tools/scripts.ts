@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { PageError } from '../browser/pages';
-import { pageErrorToTool, requireReadableTab } from './pages';
+import { inTab, requireReadableTab } from './pages';
 import { defineTool, ToolError } from './registry';
 import { tabId } from './tabs';
 
@@ -46,7 +46,7 @@ export const executeScript = defineTool({
       out = await ctx.env.pages.run(tab.id, code, { timeoutMs, maxChars: SCRIPT_OUTPUT_MAX_CHARS, signal: ctx.signal });
     } catch (e) {
       if (e instanceof PageError && e.code === 'user_scripts_needed') ctx.env.notify({ kind: 'user_scripts_needed' });
-      pageErrorToTool(e, tab.id);
+      inTab(e, tab.id);
     }
     if (!out.ok) {
       const err = out.error!;

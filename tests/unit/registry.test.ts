@@ -6,6 +6,13 @@ import { detachedEnv } from '../../lib/tools/env';
 import { TaskBoard } from '../../lib/tools/task-board';
 import { defaultSettings } from '../../lib/settings';
 import { createTask, listTasks, taskTools, updateTask } from '../../lib/tools/tasks';
+import { PageError } from '../../lib/browser/pages';
+import { TabError } from '../../lib/browser/tabs';
+import { DatabaseError } from '../../lib/database/errors';
+import { isModelFacing } from '../../lib/errors';
+import { ExtractError } from '../../lib/extract/errors';
+import { ChartDataError } from '../../lib/skills/builtin/chart-data';
+import { WorkspaceError } from '../../lib/workspace/errors';
 
 const context = (extra: Partial<ToolContext> = {}): ToolContext => ({
   conversationId: 'c1',
@@ -103,6 +110,20 @@ describe('ToolRegistry.call()', () => {
   it('a ToolError becomes an is_error result with exactly its message', async () => {
     const registry = new ToolRegistry([throwing(new ToolError('The page has no form; open one first.'))]);
     expect(await registry.call('explode', {}, context())).toEqual({ content: 'The page has no form; open one first.', isError: true });
+  });
+
+  it.each([
+    ['WorkspaceError', new WorkspaceError('not_found', '"a.txt" does not exist.'), 'not_found'],
+    ['DatabaseError', new DatabaseError('not_read_only', 'DELETE is refused.'), 'not_read_only'],
+    ['ExtractError', new ExtractError('no_match', 'No element matches the selector "#x".'), 'no_match'],
+    ['PageError', new PageError('invalid_selector', 'The selector "##" is not valid CSS.'), 'invalid_selector'],
+    ['TabError', new TabError('not_found', 'No tab with id 9.'), 'not_found'],
+    ['ChartDataError', new ChartDataError('The data has no points: labels is empty.'), 'chart_data'],
+  ] as const)('a %s is model-facing: exactly its message, its code kept', async (_name, error, code) => {
+    expect(isModelFacing(error)).toBe(true);
+    expect(error.code).toBe(code);
+    const registry = new ToolRegistry([throwing(error)]);
+    expect(await registry.call('explode', {}, context())).toEqual({ content: error.message, isError: true });
   });
 
   it('any other error becomes "<tool> failed: <message>"', async () => {

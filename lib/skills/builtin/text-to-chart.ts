@@ -65,15 +65,10 @@ export function textToChartTool(skill: SkillRecord): ToolDefinition<typeof input
     input,
     async run(args, ctx) {
       let data: ChartData;
-      try {
-        if (args.data) data = args.data;
-        else if (args.text?.trim()) data = parseChartText(args.text);
-        else throw new ChartDataError(`Give the chart's data: either data {labels, series} or text. ${CHART_TEXT_EXAMPLE}`);
-        data = checkChartData(data, args.type);
-      } catch (e) {
-        if (e instanceof ChartDataError) throw new ToolError(e.message);
-        throw e;
-      }
+      if (args.data) data = args.data;
+      else if (args.text?.trim()) data = parseChartText(args.text);
+      else throw new ChartDataError(`Give the chart's data: either data {labels, series} or text. ${CHART_TEXT_EXAMPLE}`);
+      data = checkChartData(data, args.type);
       const svg = renderChartSvg({
         type: args.type,
         data,
