@@ -15,6 +15,7 @@ import type { QueryResult } from '../database/read-only-db';
 import { formatSchemaForModel } from '../database/schema-text';
 import { ToolError, type ToolDefinition } from '../tools/registry';
 import type { DatabaseConfig } from './config';
+import { skillFacts } from './facts';
 import type { SkillToolFactory } from './services';
 import type { SkillRecord } from './types';
 
@@ -49,6 +50,7 @@ function databaseSkillTool(skill: SkillRecord, connection: DatabaseConnection, c
   const schemaText = formatSchemaForModel(connection.schema, connection.descriptions);
   return {
     name: skill.name,
+    ...skillFacts(skill, 'database'),
     description: `${skill.description.trim()}\n\nDatabase "${connection.name}". ${schemaText}`,
     input: DatabaseSkillInput,
     // The SQL's own limit (above) is the one the model should meet; JSON escaping may add to it.

@@ -21,6 +21,7 @@ import { cutText, deadline, requestFailure, SKILL_MAX_REPLY_BYTES, SKILL_MAX_RES
 import { inputSchemaToValibot, SchemaProblem } from './json-schema';
 import { mcpAuthHeaders, truncationNote } from './mcp-common';
 import { prefixedToolName } from './names';
+import { skillFacts } from './facts';
 import type { McpRemoteTool, McpServers, SkillToolFactory } from './services';
 import type { SkillRecord } from './types';
 import { errorMessage } from '../errors';
@@ -369,6 +370,7 @@ export function remoteToolDefinitions(skill: SkillRecord, remote: readonly McpRe
     }
     return {
       name,
+      ...skillFacts(skill, 'mcp'),
       description,
       input,
       inputSchema: inputSchema as ToolDefinition['inputSchema'],

@@ -5,13 +5,14 @@
  */
 import * as v from 'valibot';
 import { PATH_HINT } from '../workspace';
+import { builtinFacts } from './catalog';
 import { defineTool, ToolError } from './registry';
 
 const path = v.pipe(v.string('must be a path string'), v.maxLength(4096, 'must be at most 4096 characters'), v.description(`Path in the workspace. ${PATH_HINT}`));
 const lineNumber = (what: string) => v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'), v.description(what));
 
 export const opfsWrite = defineTool({
-  name: 'opfs_write',
+  ...builtinFacts('opfs_write'),
   description:
     'Write a file into the private workspace (parent folders are created; an existing file is replaced). content is text, ' +
     'or a data URL (data:[type][;base64],…) for binary content, which is decoded to bytes. A write either completes or leaves nothing behind.',
@@ -25,7 +26,7 @@ export const opfsWrite = defineTool({
 });
 
 export const opfsRead = defineTool({
-  name: 'opfs_read',
+  ...builtinFacts('opfs_read'),
   description:
     'Read a workspace file. mode "auto" (default) decides by the bytes: text comes back as content, binary as a blob URL ' +
     '(valid while the browser runs; usable by extension pages and skill scripts, not by page scripts). "text" forces text, "blob" a blob URL. ' +
@@ -66,7 +67,7 @@ export const opfsRead = defineTool({
 });
 
 export const opfsList = defineTool({
-  name: 'opfs_list',
+  ...builtinFacts('opfs_list'),
   description:
     'List a workspace folder (default the root): each entry with name, kind (file/directory), size and last_modified (files). ' +
     'Folders come first; a folder of more than 1000 entries is listed 1000 at a time (truncated: true, with a note): pass offset to see the next ones.',
@@ -79,7 +80,7 @@ export const opfsList = defineTool({
 });
 
 export const opfsDelete = defineTool({
-  name: 'opfs_delete',
+  ...builtinFacts('opfs_delete'),
   description: 'Delete a workspace file, or a folder with everything in it.',
   input: v.strictObject({
     path: v.pipe(path, v.nonEmpty('must not be empty')),

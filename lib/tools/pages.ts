@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { PageError } from '../browser/pages';
 import { LINK_NOTE } from '../extract/selectors';
+import { builtinFacts } from './catalog';
 import { defineTool, ToolError, type ToolContext } from './registry';
 import { requireTab, tabId } from './tabs';
 import { restrictedPageReason } from './url-policy';
@@ -32,7 +33,7 @@ export function inTab(e: unknown, tab: number): never {
 }
 
 export const getTabContent = defineTool({
-  name: 'get_tab_content',
+  ...builtinFacts('get_tab_content'),
   description:
     "Read a tab's page as the browser has rendered it (dynamic content included) as structured Markdown annotated with CSS selectors " +
     'for headings, sections, links, buttons and form fields (with their labels and current values). ' +

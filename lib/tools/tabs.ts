@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { TabInfo } from '../browser/tabs';
+import { builtinFacts } from './catalog';
 import { defineTool, ToolError, type ToolContext } from './registry';
 import { checkOpenableUrl } from './url-policy';
 
@@ -27,7 +28,7 @@ function compile(name: string, source: string | undefined): RegExp | undefined {
 }
 
 export const listTabs = defineTool({
-  name: 'list_tabs',
+  ...builtinFacts('list_tabs'),
   description:
     'List the open browser tabs with optional filters. url_pattern and title_pattern are case-insensitive regular expressions. ' +
     'Each tab: id, window_id, url, title, active, audible, status ("loading", "complete", or "unloaded" for a discarded tab).',
@@ -51,7 +52,7 @@ export const listTabs = defineTool({
 });
 
 export const openTab = defineTool({
-  name: 'open_tab',
+  ...builtinFacts('open_tab'),
   description:
     'Open a URL in a new tab, or navigate an existing tab (tab_id). By default the tab becomes active and the call waits ' +
     `until the page has loaded (at most ${LOAD_TIMEOUT_MS / 1000} s; past that it returns with loaded: false). ` +
@@ -88,7 +89,7 @@ export const openTab = defineTool({
 });
 
 export const closeTab = defineTool({
-  name: 'close_tab',
+  ...builtinFacts('close_tab'),
   description: 'Close a tab, given its id (from list_tabs or open_tab).',
   input: v.strictObject({ tab_id: v.pipe(tabId, v.description('Tab id')) }),
   async run({ tab_id }, ctx) {
@@ -98,7 +99,7 @@ export const closeTab = defineTool({
 });
 
 export const activateTab = defineTool({
-  name: 'activate_tab',
+  ...builtinFacts('activate_tab'),
   description: 'Make a tab the active one and focus the window it is in.',
   input: v.strictObject({ tab_id: v.pipe(tabId, v.description('Tab id')) }),
   async run({ tab_id }, ctx) {

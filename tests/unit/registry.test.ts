@@ -6,6 +6,7 @@ import { detachedEnv } from '../../lib/tools/env';
 import { TaskBoard } from '../../lib/tools/task-board';
 import { defaultSettings } from '../../lib/settings';
 import { createTask, listTasks, taskTools, updateTask } from '../../lib/tools/tasks';
+import { STUB_FACTS } from './helpers';
 import { PageError } from '../../lib/browser/pages';
 import { TabError } from '../../lib/browser/tabs';
 import { DatabaseError } from '../../lib/database/errors';
@@ -91,6 +92,7 @@ describe('ToolRegistry.call()', () => {
   const throwing = (error: unknown) =>
     defineTool({
       name: 'explode',
+      ...STUB_FACTS,
       description: 'Throws.',
       input: v.strictObject({}),
       run() {
@@ -100,8 +102,8 @@ describe('ToolRegistry.call()', () => {
 
   it('returns strings as they are and other results as JSON', async () => {
     const registry = new ToolRegistry([
-      defineTool({ name: 'str', description: 'd', input: v.object({}), run: () => 'plain text' }),
-      defineTool({ name: 'obj', description: 'd', input: v.object({}), run: async () => ({ a: [1, 'b'] }) }),
+      defineTool({ name: 'str', ...STUB_FACTS, description: 'd', input: v.object({}), run: () => 'plain text' }),
+      defineTool({ name: 'obj', ...STUB_FACTS, description: 'd', input: v.object({}), run: async () => ({ a: [1, 'b'] }) }),
     ]);
     expect(await registry.call('str', {}, context())).toEqual({ content: 'plain text', isError: false });
     expect(await registry.call('obj', {}, context())).toEqual({ content: '{"a":[1,"b"]}', isError: false });
@@ -146,7 +148,7 @@ describe('ToolRegistry.call()', () => {
   it('refuses input over maxInputChars without running the tool', async () => {
     const run = vi.fn(() => 'ran');
     const registry = new ToolRegistry([
-      defineTool({ name: 'echo', description: 'd', maxInputChars: 50, input: v.object({ text: v.string() }), run }),
+      defineTool({ name: 'echo', ...STUB_FACTS, description: 'd', maxInputChars: 50, input: v.object({ text: v.string() }), run }),
     ]);
     const big = { text: 'x'.repeat(100) };
     const size = JSON.stringify(big).length;

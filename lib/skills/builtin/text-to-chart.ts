@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import { defineTool, ToolError, type ToolDefinition } from '../../tools/registry';
 import { isWorkspaceError, type Workspace } from '../../workspace';
+import { skillFacts } from '../facts';
 import type { SkillRecord } from '../types';
 import { CHART_TEXT_EXAMPLE, CHART_TYPES, ChartDataError, checkChartData, MAX_CHART_POINTS, MAX_CHART_SERIES, parseChartText, type ChartData } from './chart-data';
 import { CHART_HEIGHT, CHART_WIDTH, renderChartSvg } from './chart-svg';
@@ -56,6 +57,7 @@ const input = v.strictObject({
 export function textToChartTool(skill: SkillRecord): ToolDefinition<typeof input> {
   return defineTool({
     name: skill.name,
+    ...skillFacts(skill, 'text_to_chart'),
     description: skillDescription(
       skill,
       'Draw a chart (bar, line or pie) from data or from text.',
