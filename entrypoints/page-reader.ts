@@ -6,6 +6,7 @@
  */
 import { defineUnlistedScript } from 'wxt/utils/define-unlisted-script';
 import { ExtractError, extractPage, type ExtractOptions, type ExtractResult, type StageTimings } from '../lib/extract';
+import { errorMessage } from '../lib/errors';
 
 export type ReadPageResult = ExtractResult | { error: { code: string; message: string } };
 
@@ -21,7 +22,7 @@ export function readPage(opts: ExtractOptions = {}, timings?: StageTimings): Rea
     return { title, url, content, truncated, usedSelector };
   } catch (e) {
     if (e instanceof ExtractError) return { error: { code: e.code, message: e.message } };
-    return { error: { code: 'internal', message: e instanceof Error ? e.message : String(e) } };
+    return { error: { code: 'internal', message: errorMessage(e) } };
   }
 }
 

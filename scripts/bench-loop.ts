@@ -36,6 +36,8 @@ const TARGET_MEDIAN_MS = 2;
 
 const noop = defineTool({
   name: 'noop',
+  risk: 'read_local',
+  subAgents: [],
   description: 'Does nothing (benchmark).',
   input: v.strictObject({}),
   run: () => 'ok',

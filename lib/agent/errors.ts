@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { RunError } from '../contracts/conversation';
+import { errorMessage } from '../errors';
 
 export interface ClassifiedError {
   retryable: boolean;
@@ -44,7 +45,7 @@ export function classifyModelError(e: unknown, midReply: boolean): ClassifiedErr
     }
     return { retryable: false, error: { kind: 'other', status, message: detail } };
   }
-  const message = e instanceof Error ? e.message : String(e);
+  const message = errorMessage(e);
   return midReply
     ? { retryable: false, error: { kind: 'stream', message } }
     : { retryable: true, error: { kind: 'network', message } };

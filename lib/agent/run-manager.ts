@@ -17,6 +17,7 @@ import { systemPrompt } from './system-prompt';
 import { emptyUsage, type Conversation, type DraftBlock, type RunState, type StoredMessage, type ToolCallStatus } from '../contracts/conversation';
 import { type ConversationSnapshot, type RunEvent } from '../contracts/run-events';
 import { type SubAgentView, foldSubAgentEvent } from '../contracts/sub-agents';
+import { errorMessage } from '../errors';
 
 export interface RunManagerDeps {
   store: ConversationStore;
@@ -270,7 +271,7 @@ export class RunManager {
     run.done = this.execute(run, settings)
       .catch(async (e: unknown) => {
         // The store itself failed (quota, closed database): tell the UI rather than go silent.
-        const error = { kind: 'other' as const, message: `Could not save the conversation: ${e instanceof Error ? e.message : String(e)}` };
+        const error = { kind: 'other' as const, message: `Could not save the conversation: ${errorMessage(e)}` };
         this.emitRun(conversation, { ...conversation.run, status: 'error', error });
       })
       .finally(() => {
@@ -384,7 +385,7 @@ export class RunManager {
         hooks,
       );
     } catch (e) {
-      outcome = { kind: 'error', error: { kind: 'other', message: e instanceof Error ? e.message : String(e) } };
+      outcome = { kind: 'error', error: { kind: 'other', message: errorMessage(e) } };
     }
     active.draft = null;
     this.emit(id, { type: 'draft_reset' });
@@ -400,7 +401,7 @@ export class RunManager {
       if (problems.length) this.emit(conversationId, { type: 'notice', notice: { kind: 'skills_unavailable', problems: [...problems] } });
       return this.deps.registry.with(tools);
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
+      const message = errorMessage(e);
       this.emit(conversationId, { type: 'notice', notice: { kind: 'skills_unavailable', problems: [{ skill: '*', message }] } });
       return this.deps.registry;
     }

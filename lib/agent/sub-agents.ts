@@ -1,7 +1,8 @@
 /**
  * The agent tool's sub-agents: an independent conversation on the same model, with a tool set
- * cut to its type and enforced where calls are dispatched (not only described in a prompt), a
- * budget of rounds and time, and its events streamed to the parent conversation.
+ * cut to its type — by each tool's facts (subAgents, spawnsAgent) — and enforced where calls are
+ * dispatched (not only described in a prompt), a budget of rounds and time, and its events
+ * streamed to the parent conversation.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ToolDispatcher, ToolContext, ToolOutcome } from '../tools/registry';
@@ -10,22 +11,9 @@ import { runLoop, type LoopHooks } from './loop';
 import type { ModelClient } from './model';
 import type { StoredMessage, TokenUsage } from '../contracts/conversation';
 import type { SubAgentEvent, SubAgentRequest, SubAgentResult, SubAgentType } from '../contracts/sub-agents';
-
-/** Never for a sub-agent: asking the user belongs to the parent, and agents do not nest. */
-const NEVER = new Set(['ask_user', 'agent']);
-
-/** What each type may call (general: everything but NEVER). */
-const ALLOWED: Record<Exclude<SubAgentType, 'general'>, ReadonlySet<string>> = {
-  researcher: new Set(['web_search', 'web_fetch', 'get_tab_content', 'list_tabs']),
-  page_operator: new Set(['list_tabs', 'open_tab', 'close_tab', 'activate_tab', 'get_tab_content', 'execute_script']),
-};
+import { availableTo, type RiskClass, type ToolFacts } from '../contracts/tools';
 
 export const SUB_AGENT_LIMITS = { rounds: 25, ms: 10 * 60_000 };
-
-export function allowedFor(type: SubAgentType, tool: string): boolean {
-  if (NEVER.has(tool)) return false;
-  return type === 'general' || ALLOWED[type].has(tool);
-}
 
 /**
  * The parent's tools as a sub-agent of `type` may use them: the model sees only the allowed
@@ -48,11 +36,20 @@ export class ScopedTools implements ToolDispatcher {
   }
 
   private allows(name: string): boolean {
-    return allowedFor(this.type, name) && !this.parent.spawnsAgent?.(name) && (!this.only || this.only.has(name));
+    const facts = this.parent.facts(name);
+    return !!facts && availableTo(facts, this.type) && (!this.only || this.only.has(name));
   }
 
   modelTools(): Anthropic.Tool[] {
     return this.parent.modelTools().filter((t) => this.allows(t.name));
+  }
+
+  facts(name: string): ToolFacts | undefined {
+    return this.allows(name) ? this.parent.facts(name) : undefined;
+  }
+
+  async riskOf(name: string, rawInput: unknown): Promise<RiskClass | undefined> {
+    return this.allows(name) ? this.parent.riskOf(name, this.withTab(name, rawInput)) : undefined;
   }
 
   async call(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome> {
@@ -60,10 +57,7 @@ export class ScopedTools implements ToolDispatcher {
       const may = this.modelTools().map((t) => t.name).join(', ');
       return { isError: true, content: `${name} is not available to a ${this.type} sub-agent. Its tools are: ${may}.` };
     }
-    let input = rawInput;
-    if (this.tabId !== undefined && input && typeof input === 'object' && this.takesTab(name) && !('tab_id' in input)) {
-      input = { ...input, tab_id: this.tabId };
-    }
+    const input = this.withTab(name, rawInput);
     const tab = input && typeof input === 'object' ? (input as { tab_id?: unknown }).tab_id : undefined;
     if (this.type === 'page_operator' && this.tabId !== undefined && typeof tab === 'number' && !this.tabs.has(tab)) {
       return {
@@ -80,6 +74,12 @@ export class ScopedTools implements ToolDispatcher {
       } catch {}
     }
     return outcome;
+  }
+
+  /** The input as the call gets it: page tools default to the tab handed over. */
+  private withTab(name: string, input: unknown): unknown {
+    if (this.tabId === undefined || !input || typeof input !== 'object' || !this.takesTab(name) || 'tab_id' in input) return input;
+    return { ...input, tab_id: this.tabId };
   }
 
   private takesTab(name: string): boolean {

@@ -1,4 +1,5 @@
 import { browser } from 'wxt/browser';
+import { errorMessage, ModelFacingError } from '../errors';
 import { pageRunner, type PageRunResult } from './page-runner';
 
 /** The annotated Markdown of a page, as the page reader returns it. */
@@ -19,14 +20,8 @@ export type PageErrorCode =
   | 'timeout'
   | 'injection_failed';
 
-export class PageError extends Error {
+export class PageError extends ModelFacingError<PageErrorCode> {
   override name = 'PageError';
-  constructor(
-    readonly code: PageErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 export interface PageRunOptions {
@@ -52,7 +47,7 @@ type Injector = (details: Parameters<typeof browser.scripting.executeScript>[0])
 
 /** The browser's injection errors, told in terms the model can act on. */
 function injectionError(e: unknown): PageError {
-  const message = e instanceof Error ? e.message : String(e);
+  const message = errorMessage(e);
   if (/cannot (access|be scripted)|cannot script|missing host permission|extensions gallery|restricted|chrome:\/\/|about:|moz-extension|pdf/i.test(message)) {
     return new PageError('restricted', `The browser does not let extensions into this page (${message}).`);
   }

@@ -1,4 +1,5 @@
 import { browser, type Browser } from 'wxt/browser';
+import { ModelFacingError } from '../errors';
 
 /** A tab as the tools report it (the contract's field names). */
 export interface TabInfo {
@@ -12,7 +13,14 @@ export interface TabInfo {
   discarded?: boolean;
 }
 
-export class TabError extends Error {
+export type TabErrorCode =
+  /** Closed, or never existed. */
+  | 'not_found'
+  /** Closed while the call waited for it to load. */
+  | 'closed'
+  | 'stopped';
+
+export class TabError extends ModelFacingError<TabErrorCode> {
   override name = 'TabError';
 }
 
@@ -55,7 +63,7 @@ export function createTabsAdapter(): TabsAdapter {
     try {
       return await browser.tabs.get(tabId);
     } catch {
-      throw new TabError(`No tab with id ${tabId}: it was closed or never existed. Call list_tabs to see the open tabs.`);
+      throw new TabError('not_found', `No tab with id ${tabId}: it was closed or never existed. Call list_tabs to see the open tabs.`);
     }
   };
   return {
@@ -114,9 +122,9 @@ export function createTabsAdapter(): TabsAdapter {
           if (change.status === 'complete' && arrived(tab)) finish(true);
         };
         const onRemoved = (id: number) => {
-          if (id === tabId) finish(new TabError(`Tab ${tabId} was closed while it was loading.`));
+          if (id === tabId) finish(new TabError('closed', `Tab ${tabId} was closed while it was loading.`));
         };
-        const onAbort = () => finish(new TabError('Stopped by the user.'));
+        const onAbort = () => finish(new TabError('stopped', 'Stopped by the user.'));
         const timer = setTimeout(() => finish(false), timeoutMs);
         browser.tabs.onUpdated.addListener(onUpdated);
         browser.tabs.onRemoved.addListener(onRemoved);

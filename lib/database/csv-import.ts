@@ -7,6 +7,7 @@ import { decodeCsvText, parseCsv } from './csv';
 import { DatabaseError } from './errors';
 import { quoteIdentifier } from './schema';
 import { loadSqlite, type Sqlite, type SqliteLoadOptions } from './sqlite';
+import { errorMessage } from '../errors';
 
 export interface CsvTable {
   /** The table name wanted, e.g. the file name without ".csv"; it is made a plain identifier. */
@@ -96,7 +97,7 @@ export async function csvToDatabase(tables: readonly CsvTable[], options: Sqlite
     return { bytes: sqlite.capi.sqlite3_js_db_export(db.pointer!), tables: imported };
   } catch (err) {
     if (err instanceof DatabaseError) throw err;
-    throw new DatabaseError('invalid_csv', `The CSV import failed: ${err instanceof Error ? err.message : String(err)}`);
+    throw new DatabaseError('invalid_csv', `The CSV import failed: ${errorMessage(err)}`);
   } finally {
     db.close();
   }

@@ -1,3 +1,5 @@
+import { ModelFacingError } from '../errors';
+
 export type DatabaseErrorCode =
   | 'empty_sql'
   | 'sql_too_long'
@@ -13,14 +15,8 @@ export type DatabaseErrorCode =
   | 'host';
 
 /** Every refusal and failure of the database engine: the message is written for the model. */
-export class DatabaseError extends Error {
+export class DatabaseError extends ModelFacingError<DatabaseErrorCode> {
   override readonly name = 'DatabaseError';
-  constructor(
-    readonly code: DatabaseErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 export const ONLY_QUERIES = 'only SELECT and WITH … SELECT queries run';

@@ -8,6 +8,7 @@ import { DatabaseError, type DatabaseErrorCode } from './errors';
 import type { QueryOptions, QueryResult } from './read-only-db';
 import type { DatabaseSchema } from './schema';
 import type { DatabaseWorkerReply, DatabaseWorkerRequest } from './worker-protocol';
+import { errorMessage } from '../errors';
 
 /** Which stored file: the connection's db_id and a version (its created_at; a change means "read it again"). */
 export interface DatabaseRef {
@@ -46,7 +47,7 @@ export function databaseHostFrom(send: (call: DatabaseCall) => Promise<DatabaseA
       try {
         return await send(call);
       } catch (e) {
-        return { ok: false, code: 'host', message: e instanceof Error ? e.message : String(e) };
+        return { ok: false, code: 'host', message: errorMessage(e) };
       }
     },
   };

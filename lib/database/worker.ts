@@ -8,6 +8,7 @@ import { DatabaseError } from './errors';
 import { readDatabaseFile } from './files';
 import { openDatabase, type ReadOnlyDb } from './read-only-db';
 import type { DatabaseWorkerReply, DatabaseWorkerRequest } from './worker-protocol';
+import { errorMessage } from '../errors';
 
 /** Open databases kept between calls; the least recently used is closed past this. */
 const MAX_OPEN = 4;
@@ -78,7 +79,7 @@ export function startDatabaseWorker(scope: WorkerScope = globalThis as unknown a
       }
     } catch (e) {
       if (e instanceof DatabaseError) return { id: request.id, ok: false, code: e.code, message: e.message };
-      return { id: request.id, ok: false, code: 'host', message: `The database worker failed: ${e instanceof Error ? e.message : String(e)}` };
+      return { id: request.id, ok: false, code: 'host', message: `The database worker failed: ${errorMessage(e)}` };
     }
   }
 

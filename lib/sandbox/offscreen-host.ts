@@ -10,6 +10,7 @@ import { offscreenMessaging } from '../browser/offscreen/protocol';
 import { startAllowanceMs, type RealmEngine, type SandboxEngine } from './engines';
 import { failure, normalizeRun, onAbort, type RealmRunRequest } from './report';
 import type { SandboxHost, SandboxOutcome } from './types';
+import { errorMessage } from '../errors';
 
 /** Past the run's timeout: creating the document and the frame, and a margin. */
 const BACKSTOP_SLACK_MS = 15_000;
@@ -43,7 +44,7 @@ async function send(engine: RealmEngine, request: RealmRunRequest, signal: Abort
     const outcome = await sendWhenListening(() => offscreenMessaging.sendMessage('sandboxOffscreenRun', { runId, engine, request }));
     if (typeof outcome?.ok !== 'boolean') return failure('host', 'The sandbox sent no usable answer.', [], elapsed());
     return outcome;
-  })().catch((e: unknown) => failure('host', `The sandbox is not available: ${errorText(e)}`, [], elapsed()));
+  })().catch((e: unknown) => failure('host', `The sandbox is not available: ${errorMessage(e)}`, [], elapsed()));
 
   let unsubscribe = () => {};
   const aborted = new Promise<void>((r) => (unsubscribe = onAbort(signal, r))).then(() => {
@@ -66,4 +67,3 @@ async function send(engine: RealmEngine, request: RealmRunRequest, signal: Abort
   }
 }
 
-const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));

@@ -10,6 +10,7 @@ import { startAllowanceMs, type RealmEngine } from './engines';
 import { fetchPythonAssets, PYODIDE_DIR } from './python-protocol';
 import { failure, toOutcome, type RealmRunRequest } from './report';
 import type { SandboxErrorKind, SandboxOutcome } from './types';
+import { errorMessage } from '../errors';
 
 const FRAME_START_TIMEOUT_MS = 10_000;
 /** Past the run's own timeout, how long the frame may stay silent before it is replaced. */
@@ -115,7 +116,7 @@ async function sendPythonAssets(port: MessagePort, requestId: string): Promise<v
     const assets = await fetchPythonAssets(browser.runtime.getURL(PYODIDE_DIR as '/'));
     port.postMessage({ type: 'python-assets', requestId, assets } satisfies PageRequest, [assets.wasm, assets.stdlib]);
   } catch (e) {
-    port.postMessage({ type: 'python-assets', requestId, error: e instanceof Error ? e.message : String(e) } satisfies PageRequest);
+    port.postMessage({ type: 'python-assets', requestId, error: errorMessage(e) } satisfies PageRequest);
   }
 }
 

@@ -12,6 +12,7 @@ import type { RealmHost } from './functions';
 import type { PythonAssets, PythonWorkerReply, PythonWorkerRequest } from './python-protocol';
 import { failure, onAbort, timeoutMessage, toOutcome, type RealmRunRequest } from './report';
 import type { SandboxOutcome } from './types';
+import { errorMessage } from '../errors';
 
 export interface PythonWorkers {
   spawn(): Worker;
@@ -63,7 +64,7 @@ export function pythonRealmHost(workers: PythonWorkers): RealmHost {
       worker.addEventListener('error', onError);
       workers.assets().then(
         (assets) => worker.postMessage({ type: 'load', indexURL: workers.indexURL, assets } satisfies PythonWorkerRequest, [assets.wasm, assets.stdlib]),
-        (e: unknown) => fail(`Pyodide's files could not be read: ${e instanceof Error ? e.message : String(e)}`),
+        (e: unknown) => fail(`Pyodide's files could not be read: ${errorMessage(e)}`),
       );
     });
     ready.catch(() => {});
@@ -81,7 +82,7 @@ export function pythonRealmHost(workers: PythonWorkers): RealmHost {
       await loaded.ready;
     } catch (e) {
       if (current === loaded) current = null;
-      return failure('host', `Python could not start: ${e instanceof Error ? e.message : String(e)}`, [], 0);
+      return failure('host', `Python could not start: ${errorMessage(e)}`, [], 0);
     }
     if (signal?.aborted) return failure('aborted', ABORTED, [], 0);
     // Waiting behind other calls counts against the limit; loading does not.

@@ -18,6 +18,7 @@ import { google } from './google';
 import { collapseWhitespace, excerpt } from './text';
 import type { ConfigField, EngineConfig, Fetcher, FetchResponse, ResponseInfo, SearchEngine, SearchRequest, SearchResult } from './types';
 import { dedupeKey, isHttpUrl, parseUrl, stripTracking } from './urls';
+import { errorMessage } from '../errors';
 
 export type { ConfigField, EngineConfig, EngineId, Fetcher, FetchResponse, ResolveContext, ResponseInfo, SearchEngine, SearchRequest, SearchResult } from './types';
 export { SearchError, type SearchErrorCode } from './errors';
@@ -144,7 +145,7 @@ async function fetchOnce(engine: SearchEngine, request: SearchRequest, fetcher: 
       throw new SearchError(engine.id, 'timeout', `${engine.label} did not answer within ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}. Try again, or ask the user to choose another search engine.`);
     }
     const host = parseUrl(request.url)?.host ?? request.url;
-    const why = e instanceof Error ? e.message : String(e);
+    const why = errorMessage(e);
     throw new SearchError(
       engine.id,
       'network',

@@ -1,5 +1,5 @@
 import { browser } from 'wxt/browser';
-import { BUILTIN_TOOL_NAMES } from '../tools/names';
+import { BUILTIN_TOOL_NAMES } from '../tools/catalog';
 import { SkillStore, type KeyValueArea } from './store';
 
 /** The store on browser.storage.local, shared by the management page and the background. */

@@ -10,12 +10,12 @@
 import * as v from 'valibot';
 import { browserConnectionStore } from '../database/browser-connections';
 import { databaseRef, type DatabaseConnection } from '../database/connections';
-import { DatabaseError } from '../database/errors';
 import { MAX_SQL_CHARS } from '../database/limits';
 import type { QueryResult } from '../database/read-only-db';
 import { formatSchemaForModel } from '../database/schema-text';
 import { ToolError, type ToolDefinition } from '../tools/registry';
 import type { DatabaseConfig } from './config';
+import { skillFacts } from './facts';
 import type { SkillToolFactory } from './services';
 import type { SkillRecord } from './types';
 
@@ -50,6 +50,7 @@ function databaseSkillTool(skill: SkillRecord, connection: DatabaseConnection, c
   const schemaText = formatSchemaForModel(connection.schema, connection.descriptions);
   return {
     name: skill.name,
+    ...skillFacts(skill, 'database'),
     description: `${skill.description.trim()}\n\nDatabase "${connection.name}". ${schemaText}`,
     input: DatabaseSkillInput,
     // The SQL's own limit (above) is the one the model should meet; JSON escaping may add to it.
@@ -58,12 +59,7 @@ function databaseSkillTool(skill: SkillRecord, connection: DatabaseConnection, c
       // Deleted since the run started: say so rather than let the worker find no file.
       const current = await connections().get(connection.db_id);
       if (!current) throw new ToolError(missing(connection.db_id));
-      try {
-        return formatResult(await ctx.env.database.query(databaseRef(current), sql));
-      } catch (e) {
-        if (e instanceof DatabaseError) throw new ToolError(e.message);
-        throw e;
-      }
+      return formatResult(await ctx.env.database.query(databaseRef(current), sql));
     },
   };
 }

@@ -9,6 +9,7 @@ import { FUNCTION_TIMEOUT_MS } from '../sandbox/functions';
 import type { SandboxOutcome } from '../sandbox/types';
 import { ToolError, type ToolDefinition } from '../tools/registry';
 import type { FunctionConfig } from './config';
+import { skillFacts } from './facts';
 import { skillInput } from './json-schema';
 import type { SkillToolFactory } from './services';
 import type { SkillRecord } from './types';
@@ -22,6 +23,7 @@ export const functionSkillTools: SkillToolFactory<FunctionConfig> = (skill, conf
 function functionSkillTool(skill: SkillRecord, config: FunctionConfig): ToolDefinition<any> {
   return {
     name: skill.name,
+    ...skillFacts(skill, 'function'),
     description: skill.description,
     ...skillInput(config.input_schema ?? { type: 'object' }),
     async run(args: Record<string, unknown>, ctx) {

@@ -15,6 +15,7 @@ import { formatJson } from '../web/json';
 import { parseMimeType } from '../web/mime';
 import { ToolError, type ToolDefinition } from '../tools/registry';
 import type { HttpConfig } from './config';
+import { skillFacts } from './facts';
 import {
   cutText,
   deadline,
@@ -49,6 +50,7 @@ export const httpSkillTools: SkillToolFactory<HttpConfig> = createHttpSkillTools
 function httpSkillTool(skill: SkillRecord, config: HttpConfig, options: SkillRequestOptions): ToolDefinition<any> {
   return {
     name: skill.name,
+    ...skillFacts(skill, 'http'),
     description: skill.description,
     ...skillInput(config.input_schema),
     run: (input: Record<string, unknown>, ctx) => callHttpSkill(skill, config, input ?? {}, ctx.env.fetch, ctx.signal, options),

@@ -14,6 +14,7 @@ import { decodeBody } from '../web/charset';
 import { parseMimeType } from '../web/mime';
 import { ToolError, type ToolDefinition } from '../tools/registry';
 import type { McpConfig } from './config';
+import { skillFacts } from './facts';
 import {
   cutText,
   deadline,
@@ -51,6 +52,7 @@ export const mcpSkillTools: SkillToolFactory<McpConfig> = (skill, config, servic
 function mcpCallTool(skill: SkillRecord, config: McpConfig, options: SkillRequestOptions): ToolDefinition<any> {
   return {
     name: skill.name,
+    ...skillFacts(skill, 'mcp'),
     description: skill.description,
     ...skillInput(config.input_schema),
     run: (input: Record<string, unknown>, ctx) => callMcpSkill(skill, config, input ?? {}, ctx.env.fetch, ctx.signal, options),

@@ -21,8 +21,10 @@ import { cutText, deadline, requestFailure, SKILL_MAX_REPLY_BYTES, SKILL_MAX_RES
 import { inputSchemaToValibot, SchemaProblem } from './json-schema';
 import { mcpAuthHeaders, truncationNote } from './mcp-common';
 import { prefixedToolName } from './names';
+import { skillFacts } from './facts';
 import type { McpRemoteTool, McpServers, SkillToolFactory } from './services';
 import type { SkillRecord } from './types';
+import { errorMessage } from '../errors';
 
 const CLIENT_INFO = { name: 'pagewright', version: '0.1.0' };
 /** tools/list pages followed at most: a server handing out cursors forever must not hang a run. */
@@ -295,7 +297,7 @@ function describeFailure(e: unknown, what: string, user: AbortSignal, timedOut: 
   }
   if (e instanceof TypeError || (e instanceof Error && 'cause' in e)) return requestFailure(e, what, user, false, timeoutMs);
   if (e instanceof SyntaxError) return new ToolError(`${What} sent a reply that is not valid JSON (${e.message}). Tell the user.`);
-  return new ToolError(`${What} failed: ${e instanceof Error ? e.message : String(e)}`);
+  return new ToolError(`${What} failed: ${errorMessage(e)}`);
 }
 
 /** Waits for `promise`, or rejects when `signal` aborts first (a shared connect has one owner). */
@@ -368,6 +370,7 @@ export function remoteToolDefinitions(skill: SkillRecord, remote: readonly McpRe
     }
     return {
       name,
+      ...skillFacts(skill, 'mcp'),
       description,
       input,
       inputSchema: inputSchema as ToolDefinition['inputSchema'],

@@ -2,7 +2,7 @@
  * The background's side of skills: reads the active ones for each run, and keeps the standard MCP
  * servers' sessions (and tool lists) between runs.
  */
-import { BUILTIN_TOOL_NAMES } from '../tools/names';
+import { BUILTIN_TOOL_NAMES } from '../tools/catalog';
 import type { McpServers, SkillServices } from './services';
 import type { SkillStore } from './store';
 import { buildSkillTools, type SkillTools } from './tools';

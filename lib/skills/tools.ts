@@ -12,6 +12,7 @@ import { httpSkillTools } from './http';
 import { mcpSkillTools } from './mcp-call';
 import type { SkillServices, SkillToolFactory } from './services';
 import { needsReview, type SkillRecord } from './types';
+import { errorMessage } from '../errors';
 
 export interface SkillProblem {
   skill: string;
@@ -56,7 +57,7 @@ export async function buildSkillTools(records: readonly SkillRecord[], services:
       try {
         return await factory(skill, config.config, services);
       } catch (e) {
-        problems.push({ skill: skill.name, message: e instanceof Error ? e.message : String(e) });
+        problems.push({ skill: skill.name, message: errorMessage(e) });
         return [];
       }
     }),

@@ -2,11 +2,12 @@
 import * as v from 'valibot';
 import { SUB_AGENT_LIMITS } from '../agent/sub-agents';
 import { SUB_AGENT_TYPES } from '../contracts/sub-agents';
+import { builtinFacts } from './catalog';
 import { defineTool, ToolError } from './registry';
 import { tabId } from './tabs';
 
 export const agent = defineTool({
-  name: 'agent',
+  ...builtinFacts('agent'),
   description:
     'Start an independent sub-agent for a self-contained sub-task; it has its own conversation (it sees only prompt, so put everything ' +
     'it needs there) and returns its final answer and the tools it used. Several agent calls in one reply run in parallel. ' +
@@ -20,6 +21,7 @@ export const agent = defineTool({
     type: v.optional(v.pipe(v.picklist(SUB_AGENT_TYPES, `must be one of ${SUB_AGENT_TYPES.join(', ')}`), v.description('Sub-agent type (default "general")')), 'general'),
     tab_id: v.optional(v.pipe(tabId, v.description('Tab handed to the sub-agent; it works in that tab'))),
   }),
+  riskOf: ({ type }, scope) => scope.subAgentRisk(type),
   async run(input, ctx) {
     if (!ctx.toolUseId) throw new ToolError('agent needs a tool call id to report under.');
     if (input.tab_id !== undefined) await ctx.env.tabs.get(input.tab_id).catch(() => {

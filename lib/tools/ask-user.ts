@@ -1,11 +1,12 @@
 /** The user-interaction family: ask_user. */
 import * as v from 'valibot';
+import { builtinFacts } from './catalog';
 import { defineTool } from './registry';
 
 const option = v.pipe(v.string('each option must be a string'), v.trim(), v.nonEmpty('options must not be empty strings'), v.maxLength(200, 'each option must be at most 200 characters'));
 
 export const askUser = defineTool({
-  name: 'ask_user',
+  ...builtinFacts('ask_user'),
   description:
     'Ask the user a question and wait for the answer: free text, or with options a choice (multiple: true lets the user pick several; ' +
     'then answer lists them joined by ", " and selected has them as a list). Use it when you need a decision or information only the user has, ' +

@@ -9,7 +9,7 @@ import { tabTools } from './tabs';
 import { taskTools } from './tasks';
 import { webTools } from './web';
 
-/** Every built-in tool, in the order the model sees them. Later families register here. */
+/** Every built-in tool, in the order the model sees them (the catalog's). Later families register here. */
 export const builtinTools: readonly ToolDefinition<any>[] = [...webTools, ...tabTools, ...pageTools, ...scriptTools, ...opfsTools, ...userTools, ...agentTools, ...taskTools, ...skillTools];
 
 export const createBuiltinRegistry = () => new ToolRegistry(builtinTools);

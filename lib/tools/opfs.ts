@@ -4,23 +4,15 @@
  * paging, all-or-nothing writes).
  */
 import * as v from 'valibot';
-import { PATH_HINT, WorkspaceError } from '../workspace';
-import { defineTool, ToolError, type ToolContext } from './registry';
+import { PATH_HINT } from '../workspace';
+import { builtinFacts } from './catalog';
+import { defineTool, ToolError } from './registry';
 
 const path = v.pipe(v.string('must be a path string'), v.maxLength(4096, 'must be at most 4096 characters'), v.description(`Path in the workspace. ${PATH_HINT}`));
 const lineNumber = (what: string) => v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'), v.description(what));
 
-async function inWorkspace<T>(ctx: ToolContext, work: (ws: Awaited<ReturnType<ToolContext['env']['workspace']>>) => Promise<T>): Promise<T> {
-  try {
-    return await work(await ctx.env.workspace());
-  } catch (e) {
-    if (e instanceof WorkspaceError) throw new ToolError(e.message);
-    throw e;
-  }
-}
-
 export const opfsWrite = defineTool({
-  name: 'opfs_write',
+  ...builtinFacts('opfs_write'),
   description:
     'Write a file into the private workspace (parent folders are created; an existing file is replaced). content is text, ' +
     'or a data URL (data:[type][;base64],…) for binary content, which is decoded to bytes. A write either completes or leaves nothing behind.',
@@ -30,11 +22,11 @@ export const opfsWrite = defineTool({
   }),
   // A data URL of a few MB is a normal image; the registry's 200k default would refuse it.
   maxInputChars: 70 * 1024 * 1024,
-  run: (input, ctx) => inWorkspace(ctx, (ws) => ws.write(input.path, input.content)),
+  run: async (input, ctx) => (await ctx.env.workspace()).write(input.path, input.content),
 });
 
 export const opfsRead = defineTool({
-  name: 'opfs_read',
+  ...builtinFacts('opfs_read'),
   description:
     'Read a workspace file. mode "auto" (default) decides by the bytes: text comes back as content, binary as a blob URL ' +
     '(valid while the browser runs; usable by extension pages and skill scripts, not by page scripts). "text" forces text, "blob" a blob URL. ' +
@@ -47,36 +39,35 @@ export const opfsRead = defineTool({
     limit: v.optional(lineNumber('Number of lines to read, text only')),
   }),
   async run(input, ctx) {
-    return inWorkspace(ctx, async (ws) => {
-      if (input.mode === 'blob' && (input.offset !== undefined || input.limit !== undefined)) {
-        throw new ToolError('offset and limit page through text; they do not apply to mode "blob".');
-      }
-      const r = await ws.read(input.path, {
-        mode: input.mode,
-        ...(input.offset !== undefined ? { offset: input.offset } : {}),
-        ...(input.limit !== undefined ? { limit: input.limit } : {}),
-      });
-      if (r.kind === 'text') {
-        const { kind: _kind, ...text } = r;
-        return text;
-      }
-      // Bytes do not go into the conversation: a blob URL of the extension's origin stands for them.
-      const blob = await ctx.env.dom.blobUrl(r.path);
-      return {
-        path: r.path,
-        blob_url: blob.url,
-        mime_type: r.mime_type,
-        size: r.size,
-        last_modified: r.last_modified,
-        ...(r.format ? { format: r.format } : {}),
-        ...(r.note ? { note: r.note } : {}),
-      };
+    const ws = await ctx.env.workspace();
+    if (input.mode === 'blob' && (input.offset !== undefined || input.limit !== undefined)) {
+      throw new ToolError('offset and limit page through text; they do not apply to mode "blob".');
+    }
+    const r = await ws.read(input.path, {
+      mode: input.mode,
+      ...(input.offset !== undefined ? { offset: input.offset } : {}),
+      ...(input.limit !== undefined ? { limit: input.limit } : {}),
     });
+    if (r.kind === 'text') {
+      const { kind: _kind, ...text } = r;
+      return text;
+    }
+    // Bytes do not go into the conversation: a blob URL of the extension's origin stands for them.
+    const blob = await ctx.env.dom.blobUrl(r.path);
+    return {
+      path: r.path,
+      blob_url: blob.url,
+      mime_type: r.mime_type,
+      size: r.size,
+      last_modified: r.last_modified,
+      ...(r.format ? { format: r.format } : {}),
+      ...(r.note ? { note: r.note } : {}),
+    };
   },
 });
 
 export const opfsList = defineTool({
-  name: 'opfs_list',
+  ...builtinFacts('opfs_list'),
   description:
     'List a workspace folder (default the root): each entry with name, kind (file/directory), size and last_modified (files). ' +
     'Folders come first; a folder of more than 1000 entries is listed 1000 at a time (truncated: true, with a note): pass offset to see the next ones.',
@@ -85,16 +76,16 @@ export const opfsList = defineTool({
     // Beyond the contract's path: a 10,000-file folder would be ~1 MB of JSON in one result.
     offset: v.optional(lineNumber('First entry to list (1-based), for folders of more than 1000 entries')),
   }),
-  run: (input, ctx) => inWorkspace(ctx, (ws) => ws.list(input.path, input.offset !== undefined ? { offset: input.offset } : {})),
+  run: async (input, ctx) => (await ctx.env.workspace()).list(input.path, input.offset !== undefined ? { offset: input.offset } : {}),
 });
 
 export const opfsDelete = defineTool({
-  name: 'opfs_delete',
+  ...builtinFacts('opfs_delete'),
   description: 'Delete a workspace file, or a folder with everything in it.',
   input: v.strictObject({
     path: v.pipe(path, v.nonEmpty('must not be empty')),
   }),
-  run: (input, ctx) => inWorkspace(ctx, (ws) => ws.delete(input.path)),
+  run: async (input, ctx) => (await ctx.env.workspace()).delete(input.path),
 });
 
 export const opfsTools = [opfsWrite, opfsRead, opfsList, opfsDelete];

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { PageError } from '../browser/pages';
 import { LINK_NOTE } from '../extract/selectors';
+import { builtinFacts } from './catalog';
 import { defineTool, ToolError, type ToolContext } from './registry';
 import { requireTab, tabId } from './tabs';
 import { restrictedPageReason } from './url-policy';
@@ -25,24 +26,14 @@ export async function requireReadableTab(ctx: ToolContext, id: number) {
   return tab;
 }
 
-export function pageErrorToTool(e: unknown, tab: number): never {
-  if (e instanceof PageError) {
-    switch (e.code) {
-      case 'invalid_selector':
-      case 'no_match':
-      case 'empty':
-        throw new ToolError(e.message);
-      case 'restricted':
-        throw new ToolError(`Tab ${tab} cannot be read or scripted: ${e.message}`);
-      default:
-        throw new ToolError(e.message);
-    }
-  }
+/** A restricted page's message does not say which tab: the model may have several in play. */
+export function inTab(e: unknown, tab: number): never {
+  if (e instanceof PageError && e.code === 'restricted') throw new ToolError(`Tab ${tab} cannot be read or scripted: ${e.message}`);
   throw e;
 }
 
 export const getTabContent = defineTool({
-  name: 'get_tab_content',
+  ...builtinFacts('get_tab_content'),
   description:
     "Read a tab's page as the browser has rendered it (dynamic content included) as structured Markdown annotated with CSS selectors " +
     'for headings, sections, links, buttons and form fields (with their labels and current values). ' +
@@ -62,7 +53,7 @@ export const getTabContent = defineTool({
     // With a prompt the whole page goes to the summariser; max_length then caps the answer.
     const page = await ctx.env.pages
       .read(tab.id, { ...(input.selector ? { selector: input.selector } : {}), ...(!input.prompt && input.max_length ? { maxLength: input.max_length } : {}) }, ctx.signal)
-      .catch((e: unknown) => pageErrorToTool(e, tab.id));
+      .catch((e: unknown) => inTab(e, tab.id));
     let content = page.content;
     let truncated = page.truncated;
     if (input.prompt) {

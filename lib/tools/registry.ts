@@ -1,6 +1,8 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
+import type { SubAgentType } from '../contracts/sub-agents';
+import { availableTo, highestRisk, type RiskClass, type RiskScope, type ToolFacts } from '../contracts/tools';
 import { errorMessage, isModelFacing, ModelFacingError } from '../errors';
 import type { ToolEnv } from './env';
 import type { TaskBoard } from './task-board';
@@ -17,8 +19,8 @@ export interface ToolContext {
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
 
-export interface ToolDefinition<S extends AnySchema = AnySchema> {
-  name: string;
+/** A tool: its facts (lib/tools/catalog.ts for the built-in ones), its schema and its handler. */
+export interface ToolDefinition<S extends AnySchema = AnySchema> extends ToolFacts {
   description: string;
   input: S;
   /**
@@ -26,14 +28,14 @@ export interface ToolDefinition<S extends AnySchema = AnySchema> {
    * input_schema (whose valibot form in `input` checks the arguments).
    */
   inputSchema?: Anthropic.Tool.InputSchema;
-  /**
-   * Starts agents of its own (a delegate_to_agent skill): hidden from sub-agents, so delegation
-   * cannot nest or recurse without end.
-   */
-  spawnsAgent?: boolean;
   /** Largest accepted input, as JSON text. Checked after validation, so an oversized field
    *  is reported by name when the schema limits it. */
   maxInputChars?: number;
+  /**
+   * The class of one call, from its validated input, for a tool whose calls differ (execute_script's
+   * target, the sub-agent an agent call starts); at most `risk`. Without it every call has `risk`.
+   */
+  riskOf?(input: v.InferOutput<S>, scope: RiskScope): RiskClass | Promise<RiskClass>;
   run(input: v.InferOutput<S>, ctx: ToolContext): Promise<unknown> | unknown;
 }
 
@@ -61,12 +63,14 @@ const DEFAULT_MAX_INPUT_CHARS = 200_000;
 /** What the loop dispatches tool calls through: the registry, or a sub-agent's cut of it. */
 export interface ToolDispatcher {
   modelTools(): Anthropic.Tool[];
-  /** Whether `name` starts agents itself (see ToolDefinition.spawnsAgent). */
-  spawnsAgent?(name: string): boolean;
+  /** What the tool `name` is; undefined when there is no such tool here. */
+  facts(name: string): ToolFacts | undefined;
+  /** The risk class of calling `name` with `rawInput`, known before the call runs; undefined when there is no such tool here. */
+  riskOf(name: string, rawInput: unknown): Promise<RiskClass | undefined>;
   call(name: string, rawInput: unknown, ctx: ToolContext): Promise<ToolOutcome>;
 }
 
-export class ToolRegistry implements ToolDispatcher {
+export class ToolRegistry implements ToolDispatcher, RiskScope {
   private readonly tools = new Map<string, ToolDefinition>();
   private modelToolsCache: Anthropic.Tool[] | null = null;
 
@@ -86,8 +90,21 @@ export class ToolRegistry implements ToolDispatcher {
     return this.tools.has(name);
   }
 
-  spawnsAgent(name: string): boolean {
-    return !!this.tools.get(name)?.spawnsAgent;
+  facts(name: string): ToolFacts | undefined {
+    return this.tools.get(name);
+  }
+
+  async riskOf(name: string, rawInput: unknown): Promise<RiskClass | undefined> {
+    const tool = this.tools.get(name);
+    if (!tool?.riskOf) return tool?.risk;
+    const parsed = v.safeParse(tool.input, rawInput ?? {});
+    // Invalid input is refused before the handler runs; the highest class is still the honest answer.
+    return parsed.success ? tool.riskOf(parsed.output, this) : tool.risk;
+  }
+
+  subAgentRisk(type: SubAgentType, only?: readonly string[]): RiskClass {
+    const cut = only?.length ? new Set(only) : undefined;
+    return highestRisk([...this.tools.values()].filter((t) => availableTo(t, type) && (!cut || cut.has(t.name))).map((t) => t.risk));
   }
 
   names(): string[] {

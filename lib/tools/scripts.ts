@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { PageError } from '../browser/pages';
-import { pageErrorToTool, requireReadableTab } from './pages';
+import { inTab, requireReadableTab } from './pages';
+import { builtinFacts } from './catalog';
 import { defineTool, ToolError } from './registry';
 import { tabId } from './tabs';
 
@@ -8,7 +9,7 @@ export const SCRIPT_OUTPUT_MAX_CHARS = 100_000;
 const CODE_MAX_CHARS = 200_000;
 
 export const executeScript = defineTool({
-  name: 'execute_script',
+  ...builtinFacts('execute_script'),
   description:
     'Run JavaScript, written as the body of an async function: use `return` for the result and `await` freely. ' +
     'target "page": runs in the page\'s own context (MAIN world) of tab_id (default: the active tab) and shares window with the page: ' +
@@ -22,6 +23,7 @@ export const executeScript = defineTool({
     target: v.pipe(v.picklist(['page', 'sandbox'], 'must be "page" or "sandbox"'), v.description('"page" or "sandbox"')),
     tab_id: v.optional(v.pipe(tabId, v.description('Tab for target "page" (default: the active tab); ignored for "sandbox"'))),
   }),
+  riskOf: ({ target }) => (target === 'sandbox' ? 'run_isolated' : 'act_on_site'),
   async run({ code, target, tab_id }, ctx) {
     const timeoutMs = ctx.env.settings.scriptTimeoutSec * 1000;
     if (target === 'sandbox') {
@@ -46,7 +48,7 @@ export const executeScript = defineTool({
       out = await ctx.env.pages.run(tab.id, code, { timeoutMs, maxChars: SCRIPT_OUTPUT_MAX_CHARS, signal: ctx.signal });
     } catch (e) {
       if (e instanceof PageError && e.code === 'user_scripts_needed') ctx.env.notify({ kind: 'user_scripts_needed' });
-      pageErrorToTool(e, tab.id);
+      inTab(e, tab.id);
     }
     if (!out.ok) {
       const err = out.error!;

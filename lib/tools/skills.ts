@@ -1,10 +1,11 @@
 /** The skills family: propose_skill, the model's way to ask the user for a new function skill. */
 import * as v from 'valibot';
 import { FUNCTION_CODE_MAX, FUNCTION_LANGUAGES } from '../skills/config';
+import { builtinFacts } from './catalog';
 import { defineTool, ToolError } from './registry';
 
 export const proposeSkill = defineTool({
-  name: 'propose_skill',
+  ...builtinFacts('propose_skill'),
   description:
     'Propose a function skill: code defining run(args) that returns a string (JavaScript: function run(args) {...}; Python: def run(args): ...), ' +
     'which runs isolated (no network, no storage, no page) with a 5 s limit. The user reviews the code on the management page and only ' +

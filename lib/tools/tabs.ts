@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { TabError, type TabInfo } from '../browser/tabs';
+import type { TabInfo } from '../browser/tabs';
+import { builtinFacts } from './catalog';
 import { defineTool, ToolError, type ToolContext } from './registry';
 import { checkOpenableUrl } from './url-policy';
 
@@ -17,16 +18,6 @@ const pattern = v.pipe(
   v.maxLength(PATTERN_MAX, `must be at most ${PATTERN_MAX} characters`),
 );
 
-/** Runs a browser call and turns the adapter's errors into messages for the model. */
-async function tabCall<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    if (e instanceof TabError) throw new ToolError(e.message);
-    throw e;
-  }
-}
-
 function compile(name: string, source: string | undefined): RegExp | undefined {
   if (source === undefined) return undefined;
   try {
@@ -37,7 +28,7 @@ function compile(name: string, source: string | undefined): RegExp | undefined {
 }
 
 export const listTabs = defineTool({
-  name: 'list_tabs',
+  ...builtinFacts('list_tabs'),
   description:
     'List the open browser tabs with optional filters. url_pattern and title_pattern are case-insensitive regular expressions. ' +
     'Each tab: id, window_id, url, title, active, audible, status ("loading", "complete", or "unloaded" for a discarded tab).',
@@ -61,7 +52,7 @@ export const listTabs = defineTool({
 });
 
 export const openTab = defineTool({
-  name: 'open_tab',
+  ...builtinFacts('open_tab'),
   description:
     'Open a URL in a new tab, or navigate an existing tab (tab_id). By default the tab becomes active and the call waits ' +
     `until the page has loaded (at most ${LOAD_TIMEOUT_MS / 1000} s; past that it returns with loaded: false). ` +
@@ -80,15 +71,13 @@ export const openTab = defineTool({
     if (input.window_id !== undefined && !(await ctx.env.tabs.windowExists(input.window_id))) {
       throw new ToolError(`No window with id ${input.window_id}. Call list_tabs to see the window_id of each tab.`);
     }
-    let tab = await tabCall(() =>
-      input.tab_id !== undefined
-        ? ctx.env.tabs.navigate(input.tab_id, verdict.url, active)
-        : ctx.env.tabs.create({ url: verdict.url, active, ...(input.window_id !== undefined ? { windowId: input.window_id } : {}) }),
-    );
+    let tab = await (input.tab_id !== undefined
+      ? ctx.env.tabs.navigate(input.tab_id, verdict.url, active)
+      : ctx.env.tabs.create({ url: verdict.url, active, ...(input.window_id !== undefined ? { windowId: input.window_id } : {}) }));
     if (input.wait_until_loaded === false) return { ...publicTab(tab), loaded: false };
     const newTab = input.tab_id === undefined;
-    const loaded = await tabCall(() => ctx.env.tabs.waitForLoad(tab.id, LOAD_TIMEOUT_MS, ctx.signal, { url: verdict.url, newTab }));
-    tab = await tabCall(() => ctx.env.tabs.get(tab.id));
+    const loaded = await ctx.env.tabs.waitForLoad(tab.id, LOAD_TIMEOUT_MS, ctx.signal, { url: verdict.url, newTab });
+    tab = await ctx.env.tabs.get(tab.id);
     return loaded
       ? { ...publicTab(tab), loaded: true }
       : {
@@ -100,21 +89,21 @@ export const openTab = defineTool({
 });
 
 export const closeTab = defineTool({
-  name: 'close_tab',
+  ...builtinFacts('close_tab'),
   description: 'Close a tab, given its id (from list_tabs or open_tab).',
   input: v.strictObject({ tab_id: v.pipe(tabId, v.description('Tab id')) }),
   async run({ tab_id }, ctx) {
-    await tabCall(() => ctx.env.tabs.close(tab_id));
+    await ctx.env.tabs.close(tab_id);
     return { closed: true, tab_id };
   },
 });
 
 export const activateTab = defineTool({
-  name: 'activate_tab',
+  ...builtinFacts('activate_tab'),
   description: 'Make a tab the active one and focus the window it is in.',
   input: v.strictObject({ tab_id: v.pipe(tabId, v.description('Tab id')) }),
   async run({ tab_id }, ctx) {
-    return publicTab(await tabCall(() => ctx.env.tabs.activate(tab_id)));
+    return publicTab(await ctx.env.tabs.activate(tab_id));
   },
 });
 
@@ -124,7 +113,7 @@ export function publicTab(t: TabInfo) {
 }
 
 export async function requireTab(ctx: ToolContext, id: number): Promise<TabInfo> {
-  const tab = await tabCall(() => ctx.env.tabs.get(id));
+  const tab = await ctx.env.tabs.get(id);
   if (tab.discarded) {
     throw new ToolError(`Tab ${id} is discarded (unloaded by the browser to save memory). Call activate_tab on it to reload it first.`);
   }

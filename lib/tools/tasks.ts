@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { builtinFacts } from './catalog';
 import { defineTool, ToolError } from './registry';
 import { cleanDescription, cleanSubject } from './task-board';
 
@@ -28,7 +29,7 @@ const status = v.picklist(
 );
 
 export const createTask = defineTool({
-  name: 'create_task',
+  ...builtinFacts('create_task'),
   description:
     'Add a task to this conversation\'s task list, to track your own progress through multi-step work. ' +
     'Returns the new task with its task_id (status starts as "pending"). The list is kept in memory only.',
@@ -42,7 +43,7 @@ export const createTask = defineTool({
 });
 
 export const updateTask = defineTool({
-  name: 'update_task',
+  ...builtinFacts('update_task'),
   description:
     'Change a task: its status ("pending", "in_progress", "completed"), subject or description. ' +
     'Returns the updated task.',
@@ -66,7 +67,7 @@ export const updateTask = defineTool({
 });
 
 export const listTasks = defineTool({
-  name: 'list_tasks',
+  ...builtinFacts('list_tasks'),
   description: 'List all tasks of this conversation with their task_id, subject and status.',
   input: v.strictObject({}),
   run(_input, ctx) {

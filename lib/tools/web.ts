@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { DEFAULT_MAX_LENGTH, MAX_CONTENT_LENGTH } from '../extract/limits';
 import { runSearch } from '../search-engines/run';
 import { cutText, fetchReadable } from '../web/fetch-page';
+import { builtinFacts } from './catalog';
 import { defineTool, type ToolContext } from './registry';
 
 const fetchMaxLength = v.pipe(
@@ -17,7 +18,7 @@ const fetchMaxLength = v.pipe(
 );
 
 export const webFetch = defineTool({
-  name: 'web_fetch',
+  ...builtinFacts('web_fetch'),
   description:
     "Fetch a URL with a new HTTP request (without the user's cookies; 30 s timeout; redirects followed, final_url says where it ended). " +
     'HTML comes back as the Markdown of its main content (navigation and sidebars removed; same-site links are shown from their path, ' +
@@ -60,7 +61,7 @@ export const webFetch = defineTool({
 });
 
 export const webSearch = defineTool({
-  name: 'web_search',
+  ...builtinFacts('web_search'),
   description:
     'Search the web with the search engine the user chose in the settings (DuckDuckGo by default). ' +
     'Returns [{title, url, snippet}], at most max_results (default 5, at most 10). Read a result with web_fetch, or open it with open_tab.',

@@ -14,6 +14,7 @@
 
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { decodeEntities, type DecodeOptions } from '../html/entities';
+import { errorMessage } from '../errors';
 
 export interface XmlElement {
   type: 'element';
@@ -87,7 +88,7 @@ export function parseXml(text: string): XmlParseResult {
   try {
     raw = parser.parse(source);
   } catch (e) {
-    return { ok: false, message: e instanceof Error ? e.message : String(e) };
+    return { ok: false, message: errorMessage(e) };
   }
   const roots = convert(raw, { '': '' }).filter((n): n is XmlElement => n.type === 'element');
   if (!roots.length) return { ok: false, message: 'no root element' };

@@ -2,6 +2,7 @@
  * The workspace's one error type. Its message is meant for the model: it says what is wrong
  * and what to do instead (a valid path, the folder to list, the offset to use).
  */
+import { ModelFacingError } from '../errors';
 
 export type WorkspaceErrorCode =
   /** The path breaks a rule (escape, bad character, empty segment, too long …). */
@@ -24,14 +25,8 @@ export type WorkspaceErrorCode =
   /** Anything else the file system reported. */
   | 'io';
 
-export class WorkspaceError extends Error {
-  readonly code: WorkspaceErrorCode;
-
-  constructor(code: WorkspaceErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'WorkspaceError';
-    this.code = code;
-  }
+export class WorkspaceError extends ModelFacingError<WorkspaceErrorCode> {
+  override name = 'WorkspaceError';
 }
 
 export const isWorkspaceError = (e: unknown): e is WorkspaceError => e instanceof WorkspaceError;

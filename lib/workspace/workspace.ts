@@ -18,6 +18,7 @@ import { domErrorName, WorkspaceError } from './errors';
 import { pageLines, type LinePage, type PageOptions } from './lines';
 import { displayOf, joinDisplay, parsePath, PATH_HINT, quote, SWAP_FILE, type WorkspacePath } from './paths';
 import { decodeText, detectText, guessMimeType, type TextEncodingName } from './sniff';
+import { errorMessage } from '../errors';
 
 /** The folder under the OPFS root that holds the workspace. */
 export const WORKSPACE_DIR = 'workspace';
@@ -500,7 +501,7 @@ function parentIsFile(target: WorkspacePath, index: number): WorkspaceError {
 export function asWorkspaceError(e: unknown, op: Operation, path: string): WorkspaceError {
   if (e instanceof WorkspaceError) return e;
   const name = domErrorName(e);
-  const detail = e instanceof Error ? e.message : String(e);
+  const detail = errorMessage(e);
   switch (name) {
     case 'QuotaExceededError':
       return new WorkspaceError('quota_exceeded', `Cannot ${op} ${quote(path)}: the browser's storage quota is used up. Nothing was changed. Delete files that are no longer needed (opfs_delete), or write less.`, { cause: e });

@@ -6,7 +6,7 @@ import { afterEach, expect, test, vi } from 'vitest';
 import { page } from 'vitest/browser';
 import { render } from 'vitest-browser-svelte';
 import Agents from '../../entrypoints/options/Agents.svelte';
-import { DELEGABLE_TOOL_NAMES } from '../../lib/tools/names';
+import { DELEGABLE_TOOL_NAMES } from '../../lib/tools/catalog';
 import { memorySkillStore } from './skills-fakes';
 
 const newStore = () => memorySkillStore().store;

@@ -1,5 +1,5 @@
 import { SkillStore, type KeyValueArea } from '../../lib/skills/store';
-import { BUILTIN_TOOL_NAMES } from '../../lib/tools/names';
+import { BUILTIN_TOOL_NAMES } from '../../lib/tools/catalog';
 
 /** browser.storage.local as the store sees it, in memory; values are copied as storage would. */
 export class MemoryArea implements KeyValueArea {

@@ -2,14 +2,19 @@ import * as v from 'valibot';
 import { createAnthropicClient } from '../../lib/agent/model';
 import type { LoopHooks, LoopOptions } from '../../lib/agent/loop';
 import type { StoredMessage, ToolCallStatus, TokenUsage } from '../../lib/contracts/conversation';
+import type { ToolKindFacts } from '../../lib/contracts/tools';
 import { defineTool, ToolRegistry } from '../../lib/tools/registry';
 import { defaultSettings } from '../../lib/settings';
 import { detachedEnv } from '../../lib/tools/env';
 import { TaskBoard } from '../../lib/tools/task-board';
 import { taskTools } from '../../lib/tools/tasks';
 
+/** The facts of a test stand-in tool: harmless, and a general sub-agent's too. */
+export const STUB_FACTS: ToolKindFacts = { risk: 'read_local', subAgents: ['general'] };
+
 export const sleepTool = defineTool({
   name: 'sleep',
+  ...STUB_FACTS,
   description: 'Waits ms milliseconds (tests only).',
   input: v.strictObject({ ms: v.number() }),
   async run({ ms }, ctx) {

@@ -100,11 +100,15 @@ describe('the import graph', () => {
     }
   });
 
+  it("keeps the tool catalog handler-free: the management page loads it, and no tool's code with it", () => {
+    expect(graph.get('lib/tools/catalog.ts')?.filter((d) => !d.startsWith('lib/contracts/'))).toEqual([]);
+  });
+
   it('keeps the UI, the protocol and the browser adapters out of the agent and the tools', () => {
     const ui = (f: string) => f.startsWith('lib/ui/') || f.startsWith('entrypoints/popup/') || f.startsWith('entrypoints/options/');
     const layered = (f: string) => ui(f) || f === 'lib/protocol.ts' || f.startsWith('lib/browser/');
     // The management page lists the built-in tools (for agent profiles and skill names) from
-    // their definitions: the one place a tool's facts live.
+    // their facts, which lib/tools/catalog.ts holds apart from the handlers.
     const internal = (file: string, dep: string) => dep.startsWith('lib/agent/') || (dep.startsWith('lib/tools/') && !(file.startsWith('entrypoints/options/') && dep === 'lib/tools/catalog.ts'));
     const offending = [...graph].flatMap(([file, deps]) => (layered(file) ? deps.filter((d) => internal(file, d)).map((d) => `${file} → ${d}`) : []));
     expect(offending).toEqual([]);

@@ -6,6 +6,14 @@ import { detachedEnv } from '../../lib/tools/env';
 import { TaskBoard } from '../../lib/tools/task-board';
 import { defaultSettings } from '../../lib/settings';
 import { createTask, listTasks, taskTools, updateTask } from '../../lib/tools/tasks';
+import { STUB_FACTS } from './helpers';
+import { PageError } from '../../lib/browser/pages';
+import { TabError } from '../../lib/browser/tabs';
+import { DatabaseError } from '../../lib/database/errors';
+import { isModelFacing } from '../../lib/errors';
+import { ExtractError } from '../../lib/extract/errors';
+import { ChartDataError } from '../../lib/skills/builtin/chart-data';
+import { WorkspaceError } from '../../lib/workspace/errors';
 
 const context = (extra: Partial<ToolContext> = {}): ToolContext => ({
   conversationId: 'c1',
@@ -84,6 +92,7 @@ describe('ToolRegistry.call()', () => {
   const throwing = (error: unknown) =>
     defineTool({
       name: 'explode',
+      ...STUB_FACTS,
       description: 'Throws.',
       input: v.strictObject({}),
       run() {
@@ -93,8 +102,8 @@ describe('ToolRegistry.call()', () => {
 
   it('returns strings as they are and other results as JSON', async () => {
     const registry = new ToolRegistry([
-      defineTool({ name: 'str', description: 'd', input: v.object({}), run: () => 'plain text' }),
-      defineTool({ name: 'obj', description: 'd', input: v.object({}), run: async () => ({ a: [1, 'b'] }) }),
+      defineTool({ name: 'str', ...STUB_FACTS, description: 'd', input: v.object({}), run: () => 'plain text' }),
+      defineTool({ name: 'obj', ...STUB_FACTS, description: 'd', input: v.object({}), run: async () => ({ a: [1, 'b'] }) }),
     ]);
     expect(await registry.call('str', {}, context())).toEqual({ content: 'plain text', isError: false });
     expect(await registry.call('obj', {}, context())).toEqual({ content: '{"a":[1,"b"]}', isError: false });
@@ -103,6 +112,20 @@ describe('ToolRegistry.call()', () => {
   it('a ToolError becomes an is_error result with exactly its message', async () => {
     const registry = new ToolRegistry([throwing(new ToolError('The page has no form; open one first.'))]);
     expect(await registry.call('explode', {}, context())).toEqual({ content: 'The page has no form; open one first.', isError: true });
+  });
+
+  it.each([
+    ['WorkspaceError', new WorkspaceError('not_found', '"a.txt" does not exist.'), 'not_found'],
+    ['DatabaseError', new DatabaseError('not_read_only', 'DELETE is refused.'), 'not_read_only'],
+    ['ExtractError', new ExtractError('no_match', 'No element matches the selector "#x".'), 'no_match'],
+    ['PageError', new PageError('invalid_selector', 'The selector "##" is not valid CSS.'), 'invalid_selector'],
+    ['TabError', new TabError('not_found', 'No tab with id 9.'), 'not_found'],
+    ['ChartDataError', new ChartDataError('The data has no points: labels is empty.'), 'chart_data'],
+  ] as const)('a %s is model-facing: exactly its message, its code kept', async (_name, error, code) => {
+    expect(isModelFacing(error)).toBe(true);
+    expect(error.code).toBe(code);
+    const registry = new ToolRegistry([throwing(error)]);
+    expect(await registry.call('explode', {}, context())).toEqual({ content: error.message, isError: true });
   });
 
   it('any other error becomes "<tool> failed: <message>"', async () => {
@@ -125,7 +148,7 @@ describe('ToolRegistry.call()', () => {
   it('refuses input over maxInputChars without running the tool', async () => {
     const run = vi.fn(() => 'ran');
     const registry = new ToolRegistry([
-      defineTool({ name: 'echo', description: 'd', maxInputChars: 50, input: v.object({ text: v.string() }), run }),
+      defineTool({ name: 'echo', ...STUB_FACTS, description: 'd', maxInputChars: 50, input: v.object({ text: v.string() }), run }),
     ]);
     const big = { text: 'x'.repeat(100) };
     const size = JSON.stringify(big).length;

@@ -354,6 +354,8 @@ describe('RunManager with skills', () => {
     let loads = 0;
     const shout = defineTool({
       name: 'shout',
+      risk: 'read_local',
+      subAgents: ['general'],
       description: 'Upper-cases text.',
       input: v.strictObject({ text: v.string() }),
       inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { redactConfig, SkillStore, SKILLS_KEY, type KeyValueArea } from '../../lib/skills/store';
 import type { AgentProfileDraft, SkillDraft } from '../../lib/skills/types';
-import { BUILTIN_TOOL_NAMES, DELEGABLE_TOOL_NAMES } from '../../lib/tools/names';
+import { BUILTIN_TOOL_NAMES, DELEGABLE_TOOL_NAMES } from '../../lib/tools/catalog';
 
 function memoryArea(): KeyValueArea & { data: Map<string, unknown> } {
   const data = new Map<string, unknown>();

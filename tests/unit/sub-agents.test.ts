@@ -4,22 +4,26 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConversationStore } from '../../lib/agent/conversation-store';
 import { createAnthropicClient } from '../../lib/agent/model';
 import { RunManager } from '../../lib/agent/run-manager';
-import { allowedFor, ScopedTools, subAgentSystemPrompt } from '../../lib/agent/sub-agents';
+import { ScopedTools, subAgentSystemPrompt } from '../../lib/agent/sub-agents';
 import type { RunEvent } from '../../lib/contracts/run-events';
-import type { SubAgentEvent } from '../../lib/contracts/sub-agents';
+import { SUB_AGENT_TYPES, type SubAgentEvent } from '../../lib/contracts/sub-agents';
 import { defaultSettings } from '../../lib/settings';
 import { agentTools } from '../../lib/tools/agent';
 import { userTools } from '../../lib/tools/ask-user';
+import { BUILTIN_TOOL_NAMES, builtinFacts, type BuiltinToolName } from '../../lib/tools/catalog';
 import { detachedEnv } from '../../lib/tools/env';
 import { defineTool, ToolRegistry, type ToolContext } from '../../lib/tools/registry';
 import { TaskBoard } from '../../lib/tools/task-board';
 import { FakeAnthropic, lastToolResult, routed, text, toolCall } from '../harness/fake-anthropic';
+import { STUB_FACTS } from './helpers';
 
-/** Stand-ins with the real names: what matters here is who may call them, and with which tab. */
+/** Stand-ins with the real names and facts: what matters here is who may call them, and with which tab. */
 const seen: { name: string; input: unknown }[] = [];
+const isBuiltin = (name: string): name is BuiltinToolName => (BUILTIN_TOOL_NAMES as string[]).includes(name);
 const stub = (name: string, input: v.GenericSchema, reply: (i: any) => unknown = () => ({ ok: true })) =>
   defineTool({
     name,
+    ...(isBuiltin(name) ? builtinFacts(name) : STUB_FACTS),
     description: `${name} (a test stand-in of the real tool)`,
     input,
     async run(i, ctx) {
@@ -46,9 +50,10 @@ describe('ScopedTools (enforced where calls are dispatched)', () => {
     expect(new ScopedTools(registry, 'researcher').modelTools().map((t) => t.name)).toEqual(['web_search', 'get_tab_content']);
     expect(new ScopedTools(registry, 'page_operator').modelTools().map((t) => t.name)).toEqual(['get_tab_content', 'open_tab', 'execute_script']);
     expect(new ScopedTools(registry, 'general').modelTools().map((t) => t.name)).toEqual(['web_search', 'get_tab_content', 'open_tab', 'execute_script', 'slow_task']);
-    for (const type of ['researcher', 'page_operator', 'general'] as const) {
-      expect(allowedFor(type, 'ask_user')).toBe(false);
-      expect(allowedFor(type, 'agent')).toBe(false);
+    for (const type of SUB_AGENT_TYPES) {
+      const scoped = new ScopedTools(registry, type);
+      expect(scoped.facts('ask_user')).toBeUndefined();
+      expect(scoped.facts('agent')).toBeUndefined();
     }
   });
 

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { PageError, type PagesAdapter } from '../../lib/browser/pages';
 import { TabError, type TabInfo, type TabsAdapter } from '../../lib/browser/tabs';
 import { defaultSettings } from '../../lib/settings';
 import { detachedEnv, type ToolEnv } from '../../lib/tools/env';
 import { ToolRegistry, type ToolContext } from '../../lib/tools/registry';
+import { pageTools } from '../../lib/tools/pages';
 import { TaskBoard } from '../../lib/tools/task-board';
 import { tabTools } from '../../lib/tools/tabs';
 
@@ -12,7 +14,7 @@ function fakeTabs(initial: TabInfo[], { loads = true } = {}): TabsAdapter & { ta
   let nextId = 100;
   const find = (id: number) => {
     const t = tabs.find((x) => x.id === id);
-    if (!t) throw new TabError(`No tab with id ${id}: it was closed or never existed. Call list_tabs to see the open tabs.`);
+    if (!t) throw new TabError('not_found', `No tab with id ${id}: it was closed or never existed. Call list_tabs to see the open tabs.`);
     return t;
   };
   return {
@@ -47,9 +49,9 @@ const initial = () => [
   tab(3, 2, 'https://docs.example/API', 'API reference', { active: true }),
 ];
 
-function setup(adapter: TabsAdapter) {
-  const registry = new ToolRegistry(tabTools);
-  const env: ToolEnv = { ...detachedEnv(defaultSettings()), tabs: adapter };
+function setup(adapter: TabsAdapter, pages?: PagesAdapter) {
+  const registry = new ToolRegistry([...tabTools, ...pageTools]);
+  const env: ToolEnv = { ...detachedEnv(defaultSettings()), tabs: adapter, ...(pages ? { pages } : {}) };
   const ctx: ToolContext = { conversationId: 'c', signal: new AbortController().signal, tasks: new TaskBoard(), env };
   return async (name: string, input: unknown) => {
     const out = await registry.call(name, input, ctx);
@@ -140,5 +142,31 @@ describe('close_tab and activate_tab', () => {
   it.each([[{ tab_id: '3' }], [{ tab_id: -1 }], [{}]])('refuse a bad tab_id %j', async (input) => {
     const r = await setup(fakeTabs(initial()))('activate_tab', input);
     expect(r).toMatchObject({ isError: true, value: expect.stringMatching(/"tab_id"/) });
+  });
+});
+
+describe("get_tab_content's failures", () => {
+  const failing = (error: PageError): PagesAdapter => ({
+    read: async () => {
+      throw error;
+    },
+    run: async () => {
+      throw error;
+    },
+  });
+
+  it("gives the page's own message as it is", async () => {
+    const r = await setup(fakeTabs(initial()), failing(new PageError('no_match', 'No element matches the selector "#nav".')))('get_tab_content', { tab_id: 1, selector: '#nav' });
+    expect(r).toEqual({ isError: true, content: 'No element matches the selector "#nav".', value: 'No element matches the selector "#nav".' });
+  });
+
+  it('says which tab a restricted page is in', async () => {
+    const r = await setup(fakeTabs(initial()), failing(new PageError('restricted', 'The browser does not let extensions into this page (x).')))('get_tab_content', { tab_id: 3 });
+    expect(r.value).toBe('Tab 3 cannot be read or scripted: The browser does not let extensions into this page (x).');
+  });
+
+  it('says a closed tab is gone', async () => {
+    const r = await setup(fakeTabs(initial()), failing(new PageError('empty', 'unused')))('get_tab_content', { tab_id: 42 });
+    expect(r.value).toBe('No tab with id 42: it was closed or never existed. Call list_tabs to see the open tabs.');
   });
 });

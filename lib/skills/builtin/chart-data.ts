@@ -3,6 +3,7 @@
  * turns the free text a model tends to write ("Q1: 10, Q2: 15", CSV, TSV, a Markdown table,
  * "label value" lines) into labels and series.
  */
+import { ModelFacingError } from '../../errors';
 
 export const CHART_TYPES = ['bar', 'line', 'pie'] as const;
 export type ChartType = (typeof CHART_TYPES)[number];
@@ -33,8 +34,12 @@ export const CHART_TEXT_EXAMPLE =
   'header row naming the series (e.g. "quarter,sales,costs\\nQ1,10,7\\nQ2,15,9").';
 
 /** A problem with the chart's data, worded for the model. */
-export class ChartDataError extends Error {
+export class ChartDataError extends ModelFacingError<'chart_data'> {
   override name = 'ChartDataError';
+
+  constructor(message: string) {
+    super('chart_data', message);
+  }
 }
 
 /**

@@ -6,6 +6,7 @@ import * as v from 'valibot';
 import type { SandboxOutcome } from '../../sandbox/types';
 import { defineTool, ToolError, type ToolDefinition } from '../../tools/registry';
 import { SCRIPT_OUTPUT_MAX_CHARS } from '../../tools/scripts';
+import { skillFacts } from '../facts';
 import type { SkillRecord } from '../types';
 import { skillDescription } from './common';
 
@@ -36,6 +37,7 @@ const input = v.strictObject({
 export function codeExecutionTool(skill: SkillRecord): ToolDefinition<typeof input> {
   return defineTool({
     name: skill.name,
+    ...skillFacts(skill, 'code_execution'),
     description: skillDescription(
       skill,
       'Run JavaScript in an isolated sandbox.',

@@ -2,6 +2,7 @@
 import type { SkillRecord } from '../types';
 import { ToolError } from '../../tools/registry';
 import { readBodyCapped } from '../../web/body';
+import { errorMessage } from '../../errors';
 
 /** The user's description, or `fallback` when there is none, followed by `more` (the arguments, the limits). */
 export function skillDescription(skill: SkillRecord, fallback: string, more = ''): string {
@@ -37,7 +38,7 @@ export async function postForJson(fetchFn: typeof fetch, url: string, init: Requ
   const fail = (e: unknown): never => {
     if (o.signal.aborted) throw new ToolError('Stopped by the user.');
     if (signal.aborted) throw new ToolError(`${o.who} did not answer within ${formatDuration(o.timeoutMs)} (timed out).`);
-    const reason = e instanceof Error ? e.message : String(e);
+    const reason = errorMessage(e);
     throw new ToolError(`Could not reach ${o.who}: the request failed (${reason}). Check the address and the network, then try again.`);
   };
   let response: Response;

@@ -12,6 +12,7 @@ import type { SubAgentRequest } from '../../contracts/sub-agents';
 import { defineTool, ToolError, type ToolContext, type ToolDefinition } from '../../tools/registry';
 import type { BuiltinConfig } from '../config';
 import type { SkillServices } from '../services';
+import { skillFacts } from '../facts';
 import type { AgentProfile, SkillRecord } from '../types';
 import { excerpt, isRecord, originOf, postForJson, skillDescription } from './common';
 
@@ -53,15 +54,23 @@ export async function delegateToAgentTool(skill: SkillRecord, config: BuiltinCon
       .join(', ');
     more = `Delegates task (with optional context) to the agent named by to_agent_slug and returns its answer. ${list ? `Agents: ${list}.` : 'No agents are saved yet.'}`;
   }
+  const facts = skillFacts(skill, 'delegate_to_agent');
+  const keyOf = (input: DelegateInput) => fixed ?? input.to_agent_slug ?? '';
   return defineTool({
     name: skill.name,
+    ...facts,
     description: skillDescription(skill, 'Delegate a task to another agent.', more),
     maxInputChars: TASK_MAX_CHARS + CONTEXT_MAX_CHARS + 2000,
-    spawnsAgent: true,
     input: fixed ? fixedInput : openInput,
+    async riskOf(input: DelegateInput, scope) {
+      const profile = findProfile(await services.profiles(), keyOf(input));
+      // No such agent: the call is refused, unless one is saved by the time it runs.
+      if (!profile) return facts.risk;
+      return profile.a2a_url.trim() ? 'send_off_machine' : scope.subAgentRisk('general', profile.tools);
+    },
     async run(input: DelegateInput, ctx) {
       const all = await services.profiles();
-      const key = fixed ?? input.to_agent_slug ?? '';
+      const key = keyOf(input);
       const profile = findProfile(all, key);
       if (!profile) {
         const known = all.length ? `Known agents: ${all.map((p) => p.slug).join(', ')}.` : "No agent profiles are saved: the user can create them on Pagewright's management page.";

@@ -4,6 +4,7 @@
  */
 import * as v from 'valibot';
 import { defineTool, ToolError, type ToolDefinition } from '../../tools/registry';
+import { skillFacts } from '../facts';
 import type { SkillRecord } from '../types';
 import { skillDescription, sleep } from './common';
 import { GraphApiError, graphPost, graphUrl, SOCIAL_SETTINGS } from './graph-api';
@@ -41,6 +42,7 @@ const input = v.strictObject({
 export function instagramPostTool(skill: SkillRecord): ToolDefinition<typeof input> {
   return defineTool({
     name: skill.name,
+    ...skillFacts(skill, 'instagram_post'),
     description: skillDescription(
       skill,
       "Publish an image post on the user's Instagram account.",

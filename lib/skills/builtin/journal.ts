@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import { defineTool, ToolError, type ToolDefinition } from '../../tools/registry';
 import { isWorkspaceError, type Workspace } from '../../workspace';
+import { skillFacts } from '../facts';
 import type { SkillRecord } from '../types';
 import { skillDescription } from './common';
 
@@ -92,6 +93,7 @@ const input = v.strictObject({
 export function journalWriteTool(skill: SkillRecord): ToolDefinition<typeof input> {
   return defineTool({
     name: skill.name,
+    ...skillFacts(skill, 'journal_write'),
     description: skillDescription(
       skill,
       "Write an entry in this conversation's journal.",

@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import { defineTool, ToolError, type ToolDefinition } from '../../tools/registry';
 import { isWorkspaceError, type Workspace } from '../../workspace';
+import { skillFacts } from '../facts';
 import type { SkillRecord } from '../types';
 import { CHART_TEXT_EXAMPLE, CHART_TYPES, ChartDataError, checkChartData, MAX_CHART_POINTS, MAX_CHART_SERIES, parseChartText, type ChartData } from './chart-data';
 import { CHART_HEIGHT, CHART_WIDTH, renderChartSvg } from './chart-svg';
@@ -56,6 +57,7 @@ const input = v.strictObject({
 export function textToChartTool(skill: SkillRecord): ToolDefinition<typeof input> {
   return defineTool({
     name: skill.name,
+    ...skillFacts(skill, 'text_to_chart'),
     description: skillDescription(
       skill,
       'Draw a chart (bar, line or pie) from data or from text.',
@@ -65,15 +67,10 @@ export function textToChartTool(skill: SkillRecord): ToolDefinition<typeof input
     input,
     async run(args, ctx) {
       let data: ChartData;
-      try {
-        if (args.data) data = args.data;
-        else if (args.text?.trim()) data = parseChartText(args.text);
-        else throw new ChartDataError(`Give the chart's data: either data {labels, series} or text. ${CHART_TEXT_EXAMPLE}`);
-        data = checkChartData(data, args.type);
-      } catch (e) {
-        if (e instanceof ChartDataError) throw new ToolError(e.message);
-        throw e;
-      }
+      if (args.data) data = args.data;
+      else if (args.text?.trim()) data = parseChartText(args.text);
+      else throw new ChartDataError(`Give the chart's data: either data {labels, series} or text. ${CHART_TEXT_EXAMPLE}`);
+      data = checkChartData(data, args.type);
       const svg = renderChartSvg({
         type: args.type,
         data,

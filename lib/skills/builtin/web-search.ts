@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { defineTool, type ToolDefinition } from '../../tools/registry';
 import { runSearch } from '../../search-engines/run';
+import { skillFacts } from '../facts';
 import type { SkillRecord } from '../types';
 import { skillDescription } from './common';
 
@@ -15,6 +16,7 @@ const input = v.strictObject({
 export function webSearchTool(skill: SkillRecord): ToolDefinition<typeof input> {
   return defineTool({
     name: skill.name,
+    ...skillFacts(skill, 'web_search'),
     description: skillDescription(skill, 'Search the web with the search engine chosen in the settings.', 'Returns [{title, url, snippet}], at most num_results (default 5, at most 10).'),
     input,
     async run({ query, num_results }, ctx) {

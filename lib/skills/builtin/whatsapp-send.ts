@@ -1,6 +1,7 @@
 /** whatsapp_send: a text message through the WhatsApp Cloud API (Graph API /{phone-number-id}/messages). */
 import * as v from 'valibot';
 import { defineTool, ToolError, type ToolDefinition } from '../../tools/registry';
+import { skillFacts } from '../facts';
 import type { SkillRecord } from '../types';
 import { skillDescription } from './common';
 import { graphPost, graphUrl, SOCIAL_SETTINGS } from './graph-api';
@@ -36,6 +37,7 @@ const input = v.strictObject({
 export function whatsappSendTool(skill: SkillRecord): ToolDefinition<typeof input> {
   return defineTool({
     name: skill.name,
+    ...skillFacts(skill, 'whatsapp_send'),
     description: skillDescription(
       skill,
       "Send a WhatsApp text message from the user's WhatsApp Business number.",
