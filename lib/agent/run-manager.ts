@@ -1,23 +1,23 @@
+import type { Attention, KeepAlive } from '../contracts/ports';
+import { emptyUsage, type Conversation, type DraftBlock, type RunState, type StoredMessage, type ToolCallStatus } from '../contracts/conversation';
+import type { UserReply } from '../contracts/questions';
+import type { ConversationSnapshot, RunEvent } from '../contracts/run-events';
+import { foldSubAgentEvent, type SubAgentView } from '../contracts/sub-agents';
+import { errorMessage } from '../errors';
 import type { Settings } from '../settings';
-import type { KeepAlive } from '../contracts/ports';
-import { detachedEnv, type BrowserEnv, type ToolEnv } from '../tools/env';
-import { TaskBoards } from '../tools/task-board';
 import type { SkillProblem } from '../skills/tools';
+import { detachedEnv, type BrowserEnv, type ToolEnv } from '../tools/env';
 import type { ToolDefinition, ToolRegistry } from '../tools/registry';
+import { TaskBoards } from '../tools/task-board';
 import type { ConversationStore } from './conversation-store';
-import { QuestionBoard } from './questions';
-import { type Attention } from '../contracts/ports';
-import { type UserReply } from '../contracts/questions';
-import { runSubAgent } from './sub-agents';
+import { DraftInputBatch } from './draft-input-batch';
 import { runLoop, type LoopHooks, type LoopOutcome } from './loop';
 import { awaitsModel, regenerateCut, repairDanglingToolUse, titleFrom } from './messages';
 import type { ModelClient, ModelEndpoint } from './model';
+import { QuestionBoard } from './questions';
+import { runSubAgent } from './sub-agents';
 import { summarize } from './summarize';
 import { systemPrompt } from './system-prompt';
-import { emptyUsage, type Conversation, type DraftBlock, type RunState, type StoredMessage, type ToolCallStatus } from '../contracts/conversation';
-import { type ConversationSnapshot, type RunEvent } from '../contracts/run-events';
-import { type SubAgentView, foldSubAgentEvent } from '../contracts/sub-agents';
-import { errorMessage } from '../errors';
 
 export interface RunManagerDeps {
   store: ConversationStore;
@@ -59,6 +59,8 @@ export class RunManager {
    *  clicks (or two popups) cannot start two runs on one conversation. */
   private readonly starting = new Set<string>();
   private readonly listeners = new Map<string, Set<(ev: RunEvent) => void>>();
+  /** Per running conversation: its streamed tool arguments, gathered (see DraftInputBatch). */
+  private readonly inputBatches = new Map<string, DraftInputBatch>();
   readonly tasks = new TaskBoards((id, tasks) => this.emit(id, { type: 'tasks', tasks }));
   readonly questions: QuestionBoard;
   /** Sub-agents' activity per conversation, by agent call (kept for popups that attach later). */
@@ -296,6 +298,12 @@ export class RunManager {
     }
     const id = conversation.id;
     const registry = await this.registryFor(id, controller.signal);
+    const inputBatch = new DraftInputBatch((index, json) => {
+      const b = active.draft?.[index];
+      if (b) b.inputJson = (b.inputJson ?? '') + json;
+      this.emitNow(id, { type: 'draft_input', index, json });
+    });
+    this.inputBatches.set(id, inputBatch);
     const hooks: LoopHooks = {
       draftReset: () => {
         active.draft = [];
@@ -310,11 +318,7 @@ export class RunManager {
         if (b) b.text += text;
         this.emit(id, { type: 'draft_text', index, text });
       },
-      draftInput: (index, json) => {
-        const b = active.draft?.[index];
-        if (b) b.inputJson = (b.inputJson ?? '') + json;
-        this.emit(id, { type: 'draft_input', index, json });
-      },
+      draftInput: (index, json) => inputBatch.add(index, json),
       commit: async (message) => {
         if (message.role === 'assistant') active.draft = null;
         await this.persistLast(conversation, message);
@@ -389,6 +393,7 @@ export class RunManager {
     }
     active.draft = null;
     this.emit(id, { type: 'draft_reset' });
+    this.inputBatches.delete(id);
     await this.finish(conversation, state, outcome);
   }
 
@@ -431,6 +436,12 @@ export class RunManager {
   }
 
   private emit(conversationId: string, event: RunEvent) {
+    // Streamed argument text that is still gathered goes first: the UI sees events in order.
+    this.inputBatches.get(conversationId)?.flush();
+    this.emitNow(conversationId, event);
+  }
+
+  private emitNow(conversationId: string, event: RunEvent) {
     const set = this.listeners.get(conversationId);
     if (!set) return;
     for (const l of set) {

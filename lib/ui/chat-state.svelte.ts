@@ -1,7 +1,7 @@
 import { foldSubAgentEvent, type SubAgentView } from '../contracts/sub-agents';
-import { type DraftBlock, type RunState, type StoredMessage, type Task, type ToolCallStatus } from '../contracts/conversation';
-import { type PendingQuestion } from '../contracts/questions';
-import { type RunEvent } from '../contracts/run-events';
+import type { DraftBlock, RunState, StoredMessage, Task, ToolCallStatus } from '../contracts/conversation';
+import type { PendingQuestion } from '../contracts/questions';
+import type { RunEvent } from '../contracts/run-events';
 import type { Notice } from '../contracts/notices';
 
 /** The attached conversation as the UI sees it, rebuilt from the background's events. */

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { ConversationStore } from '../../lib/agent/conversation-store';
 import { createAnthropicClient } from '../../lib/agent/model';
 import { QuestionBoard } from '../../lib/agent/questions';
-import { type Attention } from '../../lib/contracts/ports';
+import type { Attention } from '../../lib/contracts/ports';
 import { RunManager } from '../../lib/agent/run-manager';
 import type { PendingQuestion } from '../../lib/contracts/questions';
 import type { RunEvent } from '../../lib/contracts/run-events';

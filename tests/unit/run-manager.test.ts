@@ -4,7 +4,7 @@ import { ConversationStore } from '../../lib/agent/conversation-store';
 import { createAnthropicClient } from '../../lib/agent/model';
 import { MAX_USER_MESSAGE_CHARS, RunManager } from '../../lib/agent/run-manager';
 import { idleRun, type RunState, type StoredMessage, type Task } from '../../lib/contracts/conversation';
-import { type RunEvent } from '../../lib/contracts/run-events';
+import type { RunEvent } from '../../lib/contracts/run-events';
 import { defaultSettings, type Settings } from '../../lib/settings';
 import { FakeAnthropic, gate, text, toolCall } from '../harness/fake-anthropic';
 import { testRegistry, userText } from './helpers';

@@ -3,7 +3,7 @@ import { defaultSettings } from '../../lib/settings';
 import { storeProposals } from '../../lib/skills/proposals';
 import { SkillStore, type KeyValueArea } from '../../lib/skills/store';
 import { detachedEnv } from '../../lib/tools/env';
-import { type Notice } from '../../lib/contracts/notices';
+import type { Notice } from '../../lib/contracts/notices';
 import { BUILTIN_TOOL_NAMES } from '../../lib/tools/catalog';
 import { ToolRegistry } from '../../lib/tools/registry';
 import { skillTools } from '../../lib/tools/skills';
