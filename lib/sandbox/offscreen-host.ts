@@ -2,7 +2,7 @@
  * Chrome MV3: the SandboxHost of the background service worker. The service worker has no
  * DOM (and no Worker), so the sandbox lives in the offscreen document (created on demand),
  * which embeds the manifest sandbox page; see offscreen-relay.ts and sandbox-page.ts for the
- * rest of the way, offscreen-protocol.ts for the two engines.
+ * rest of the way, engines.ts for the two engines.
  */
 import { closeOffscreenDocument, ensureOffscreenDocument, sendWhenListening } from '../browser/offscreen/document';
 import { functionRunner, type RealmHost } from './functions';

@@ -210,7 +210,7 @@ describe.each(configs)('sandbox in $label', ({ browser: name, engine }) => {
 
   // Chrome's V8 sandbox cannot pass this: the allocation grows the extension's one renderer
   // process to V8's limit and Chrome kills it with the service worker and every extension page
-  // (see SandboxEngine in lib/sandbox/offscreen-protocol.ts).
+  // (see SandboxEngine in lib/sandbox/engines.ts).
   it.runIf(quickjs)('survives code that allocates without end, and says which limit it reached', async () => {
     const outcome = await run('const a = []; while (true) a.push(new Array(1e6).fill(Math.random()))', 30_000);
     expect(outcome).toMatchObject({ ok: false, error: { kind: 'runtime', message: QUICKJS_OUT_OF_MEMORY } });
