@@ -11,7 +11,10 @@ const CONTROLS = /[\p{Cc}\p{Bidi_Control}]/gu;
 export function cleanSubject(text: string): string {
   return text
     .replace(ESCAPE_SEQUENCE, '')
-    .replace(/ *[\t\n\v\f\r\u0085\u2028\u2029][\t\n\v\f\r\u0085\u2028\u2029 ]*/g, ' ')
+    // Each run of white space is matched once, whole (a pattern that looked for a break after
+    // any number of spaces rescanned every run of spaces: seconds for a long subject). A run with
+    // a line break or tab in it becomes one space; plain spaces stay as they are.
+    .replace(/[ \t\n\v\f\r\u0085\u2028\u2029]+/g, (run) => (/[^ ]/.test(run) ? ' ' : run))
     .replace(CONTROLS, '');
 }
 

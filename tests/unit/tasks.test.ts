@@ -83,3 +83,13 @@ describe('create_task and update_task', () => {
     expect(await call('create_task', { subject: 'ok', description: null })).toMatchObject({ isError: true, content: expect.stringContaining('"description"') });
   });
 });
+
+describe('cleanSubject on long input', () => {
+  it('stays linear: 200,000 spaces without a line break are cleaned at once', () => {
+    const spaces = ' '.repeat(200_000);
+    const start = performance.now();
+    expect(cleanSubject(`${spaces}x`)).toBe(`${spaces}x`);
+    expect(cleanSubject(`a ${'\n'.repeat(1000)}  b`)).toBe('a b');
+    expect(performance.now() - start).toBeLessThan(1000);
+  });
+});
