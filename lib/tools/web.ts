@@ -6,7 +6,7 @@
 import * as v from 'valibot';
 import { DEFAULT_MAX_LENGTH, MAX_CONTENT_LENGTH } from '../extract/limits';
 import { runSearch } from '../search-engines/run';
-import { cutText, fetchReadable } from '../web/fetch-page';
+import { cutAtLineEnd, fetchReadable } from '../web/fetch-page';
 import { builtinFacts } from './catalog';
 import { defineTool, type ToolContext } from './registry';
 
@@ -49,7 +49,7 @@ export const webFetch = defineTool({
       // 1,000,000 characters of text); max_length then cuts the summary itself.
       content = await ctx.env.summarize(content, input.prompt, ctx.signal);
       if (input.max_length && content.length > input.max_length) {
-        content = cutText(content, input.max_length);
+        content = cutAtLineEnd(content, input.max_length);
         truncated = true;
       }
     } else if (truncated && !page.bodyCapped && !input.max_length) {

@@ -12,7 +12,7 @@ import { readableFromBytes } from './convert';
 import { WebFetchError } from './errors';
 import { htmlToText } from './html-text';
 import { parseMimeType } from './mime';
-import { agentRequest, requestFailure, withTimeout, type FetchFn } from './request';
+import { agentRequest, fetchFailure, withTimeout, type FetchFn } from './request';
 
 export interface FetchPageOptions {
   fetch: FetchFn;
@@ -48,7 +48,7 @@ export async function fetchReadable(rawUrl: string, options: FetchPageOptions): 
   try {
     response = await agentRequest(options.fetch, url.href, signal);
   } catch (e) {
-    throw requestFailure(e, url.href, signal, options.signal);
+    throw fetchFailure(e, url.href, signal, options.signal);
   }
   const finalUrl = response.url || url.href;
   // Redirects are followed by the browser, so a public URL may land on a private one; an
@@ -67,7 +67,7 @@ export async function fetchReadable(rawUrl: string, options: FetchPageOptions): 
   try {
     body = await readBodyCapped(response, { signal });
   } catch (e) {
-    throw requestFailure(e, finalUrl, signal, options.signal);
+    throw fetchFailure(e, finalUrl, signal, options.signal);
   }
   const contentTypeHeader = response.headers.get('content-type');
   if (!response.ok) throw httpError(response, finalUrl, body.bytes, contentTypeHeader);
@@ -83,7 +83,7 @@ export async function fetchReadable(rawUrl: string, options: FetchPageOptions): 
     truncated ||= page.truncated;
     if (!content.trim()) notes.push('The HTML has no readable text: the page is probably built by JavaScript. Open it with open_tab and read it with get_tab_content.');
   } else if (content.length > maxLength) {
-    content = cutText(content, maxLength);
+    content = cutAtLineEnd(content, maxLength);
     truncated = true;
   }
   return {
@@ -98,7 +98,7 @@ export async function fetchReadable(rawUrl: string, options: FetchPageOptions): 
 }
 
 /** Cuts at a line end near `max` when there is one, so a cut rarely splits a line. */
-export function cutText(text: string, max: number): string {
+export function cutAtLineEnd(text: string, max: number): string {
   if (text.length <= max) return text;
   const nl = text.lastIndexOf('\n', max);
   return text.slice(0, nl > max * 0.8 ? nl : max);

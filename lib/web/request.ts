@@ -27,7 +27,7 @@ export function agentRequest(fetchFn: FetchFn, url: string, signal: AbortSignal,
 export const withTimeout = (signal: AbortSignal, ms = FETCH_TIMEOUT_MS) => AbortSignal.any([signal, AbortSignal.timeout(ms)]);
 
 /** fetch()'s failures, told in terms of what the model can do about them. */
-export function requestFailure(e: unknown, url: string, signal: AbortSignal, userSignal: AbortSignal): WebFetchError {
+export function fetchFailure(e: unknown, url: string, signal: AbortSignal, userSignal: AbortSignal): WebFetchError {
   if (userSignal.aborted) return new WebFetchError('stopped', 'Stopped by the user.');
   if (signal.aborted) return new WebFetchError('timeout', `${url} did not answer within ${FETCH_TIMEOUT_MS / 1000} s (timed out). Try again later or another source.`);
   return new WebFetchError('network', `Could not reach ${url}: the request failed (${errorMessage(e)}) — the host may not exist, refuse connections, or have a broken TLS certificate.`);
