@@ -10,6 +10,8 @@ import { browserSkillStore } from '../../lib/skills/browser-store';
 import { McpServerSessions } from '../../lib/skills/mcp-servers';
 import { storeProposals } from '../../lib/skills/proposals';
 import { createSkillRuntime, type SkillRuntime } from '../../lib/skills/runtime';
+import { ActivityLog } from '../../lib/policy/activity-log';
+import { browserPermissions } from '../../lib/storage/permissions-store';
 import { loadSettings } from '../../lib/storage/settings-store';
 import { createBuiltinRegistry } from '../../lib/tools';
 import { openWorkspace } from '../../lib/workspace';
@@ -25,6 +27,8 @@ export function startServices(adapters: BrowserAdapters): BackgroundServices {
   const fetch = globalThis.fetch.bind(globalThis);
   const skillStore = browserSkillStore();
   const skills = createSkillRuntime(skillStore, new McpServerSessions(fetch));
+  // A log that cannot open (storage full) must not stop the agent: its entries are then lost.
+  const activity = ActivityLog.open().catch(() => undefined);
   const ready = (async () => {
     const store = await ConversationStore.open();
     const runs = new RunManager({
@@ -35,6 +39,7 @@ export function startServices(adapters: BrowserAdapters): BackgroundServices {
       createClient: createAnthropicClient,
       keepAlive: adapters.keepAlive,
       attention: adapters.attention,
+      policy: { permissions: browserPermissions(), log: (entry) => void activity.then((log) => log?.append(entry)) },
       browser: {
         tabs: adapters.tabs,
         pages: adapters.pages,

@@ -121,9 +121,11 @@ export async function runLoop(opts: LoopOptions, hooks: LoopHooks): Promise<Loop
     const t1 = performance.now();
     const outcomes = await runTools(opts, hooks, calls, parsedInputs);
     if (opts.metrics) opts.metrics.toolMs += performance.now() - t1;
+    const decisions = Object.fromEntries(outcomes.flatMap((o, i) => (o.decision ? [[calls[i]!.id!, o.decision]] : [])));
     await commit(opts, hooks, {
       role: 'user',
       at: Date.now(),
+      ...(Object.keys(decisions).length ? { decisions } : {}),
       content: calls.map((c, i) => ({
         type: 'tool_result',
         tool_use_id: c.id!,

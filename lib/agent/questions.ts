@@ -1,16 +1,21 @@
 /**
- * ask_user's waiting room: questions a run put to the user, until answered, declined, timed out
- * or stopped. Any popup attached to the conversation can answer; while a question waits the
- * toolbar badge says so, and when no popup shows the conversation a notification does too.
+ * The waiting room for what a run needs from the user: ask_user's questions and the policy's
+ * approvals, until answered, declined, timed out or stopped. Any popup attached to the
+ * conversation can answer (the first answer wins; a second is told it came too late); while one
+ * waits the toolbar badge says so, and when no popup shows the conversation a notification does.
  */
 import type { Attention } from '../contracts/ports';
-import type { PendingQuestion, QuestionAnswer, QuestionInput, UserReply } from '../contracts/questions';
+import type { ApprovalDetails } from '../contracts/permissions';
+import type { ApprovalAnswer, PendingQuestion, QuestionAnswer, QuestionInput, UserReply } from '../contracts/questions';
 import type { RunEvent } from '../contracts/run-events';
 
 interface Waiting {
   question: PendingQuestion;
-  resolve(answer: QuestionAnswer): void;
+  /** Turns a reply into the outcome and settles; throws when the reply does not fit. */
+  reply(reply: UserReply): void;
 }
+
+type Settle<T> = (outcome: T) => void;
 
 export class QuestionBoard {
   private readonly waiting = new Map<string, Waiting>();
@@ -23,31 +28,59 @@ export class QuestionBoard {
 
   /** Resolves with the user's answer, or `answer: null` and why (timeout, declined, stopped). */
   ask(conversationId: string, input: QuestionInput, timeoutMs: number, signal: AbortSignal): Promise<QuestionAnswer> {
-    const now = Date.now();
-    const question: PendingQuestion = {
-      id: crypto.randomUUID(),
-      conversationId,
+    const question = this.pendingOf(conversationId, timeoutMs, {
       question: input.question,
       ...(input.options ? { options: input.options } : {}),
       multiple: input.multiple,
-      askedAt: now,
-      expiresAt: now + timeoutMs,
-    };
-    return new Promise<QuestionAnswer>((resolve) => {
-      const timer = setTimeout(() => settle({ answer: null, reason: 'timeout' }), timeoutMs);
-      const onAbort = () => settle({ answer: null, reason: 'stopped' });
-      const settle = (answer: QuestionAnswer) => {
+    });
+    return this.wait<QuestionAnswer>(question, timeoutMs, signal, {
+      timeout: { answer: null, reason: 'timeout' },
+      stopped: { answer: null, reason: 'stopped' },
+      reply: (reply, settle) => settle(toAnswer(question, reply)),
+    });
+  }
+
+  /** An approval card: resolves with the button the user clicked, or null and why none was. */
+  approve(conversationId: string, details: ApprovalDetails, sentence: string, timeoutMs: number, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const question = this.pendingOf(conversationId, timeoutMs, { question: sentence, multiple: false, approval: details });
+    return this.wait<ApprovalAnswer>(question, timeoutMs, signal, {
+      timeout: { choice: null, reason: 'timeout' },
+      stopped: { choice: null, reason: 'stopped' },
+      reply: (reply, settle) => {
+        if (!('approval' in reply)) throw new Error('This card takes Allow once, Always or Deny.');
+        if (reply.approval === 'always' && !details.canAlways) throw new Error('This action can only be allowed once.');
+        settle({ choice: reply.approval });
+      },
+    });
+  }
+
+  private pendingOf(conversationId: string, timeoutMs: number, body: Omit<PendingQuestion, 'id' | 'conversationId' | 'askedAt' | 'expiresAt'>): PendingQuestion {
+    const now = Date.now();
+    return { id: crypto.randomUUID(), conversationId, ...body, askedAt: now, expiresAt: now + timeoutMs };
+  }
+
+  private wait<T>(
+    question: PendingQuestion,
+    timeoutMs: number,
+    signal: AbortSignal,
+    outcomes: { timeout: T; stopped: T; reply(reply: UserReply, settle: Settle<T>): void },
+  ): Promise<T> {
+    const { conversationId } = question;
+    return new Promise<T>((resolve) => {
+      const timer = setTimeout(() => settle(outcomes.timeout), timeoutMs);
+      const onAbort = () => settle(outcomes.stopped);
+      const settle: Settle<T> = (outcome) => {
         if (!this.waiting.delete(question.id)) return;
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         this.emit(conversationId, { type: 'question_closed', id: question.id });
         this.attention?.settled(question.id);
         this.attention?.waiting(this.waiting.size);
-        resolve(answer);
+        resolve(outcome);
       };
-      if (signal.aborted) return resolve({ answer: null, reason: 'stopped' });
+      if (signal.aborted) return resolve(outcomes.stopped);
       signal.addEventListener('abort', onAbort, { once: true });
-      this.waiting.set(question.id, { question, resolve: settle });
+      this.waiting.set(question.id, { question, reply: (reply) => outcomes.reply(reply, settle) });
       this.emit(conversationId, { type: 'question', question });
       this.attention?.waiting(this.waiting.size);
       if (!this.hasViewer(conversationId)) this.attention?.notify(question);
@@ -60,7 +93,7 @@ export class QuestionBoard {
     if (!entry || entry.question.conversationId !== conversationId) {
       throw new Error('This question is no longer waiting for an answer (it was answered elsewhere, timed out or stopped).');
     }
-    entry.resolve(toAnswer(entry.question, reply));
+    entry.reply(reply);
   }
 
   /** The last popup showing the conversation closed: its waiting questions now need a notification. */
@@ -79,6 +112,7 @@ export class QuestionBoard {
 }
 
 function toAnswer(q: PendingQuestion, reply: UserReply): QuestionAnswer {
+  if ('approval' in reply) throw new Error('This question takes an answer, not an approval.');
   if ('decline' in reply) return { answer: null, reason: 'declined' };
   if ('text' in reply) {
     const text = reply.text.trim();

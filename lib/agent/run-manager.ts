@@ -1,4 +1,7 @@
 import type { Attention, KeepAlive } from '../contracts/ports';
+import type { ActivityEntry } from '../contracts/permissions';
+import { PolicySession, type PermissionsSource } from '../policy/session';
+import { engineUrl } from '../search-engines/run';
 import { emptyUsage, type Conversation, type DraftBlock, type RunState, type StoredMessage, type ToolCallStatus } from '../contracts/conversation';
 import type { UserReply } from '../contracts/questions';
 import type { ConversationSnapshot, RunEvent } from '../contracts/run-events';
@@ -36,6 +39,11 @@ export interface RunManagerDeps {
   attention?: Attention;
   /** The browser behind the tools; absent in unit tests, where browser tools say so. */
   browser?: BrowserEnv;
+  /**
+   * The user's permissions and the activity log: with them every tool call of a run goes through
+   * the policy (lib/policy). Absent only in unit tests of the loop's other parts.
+   */
+  policy?: { permissions: PermissionsSource; log?(entry: ActivityEntry): void };
   now?: () => Date;
 }
 
@@ -138,10 +146,21 @@ export class RunManager {
         await this.deps.store.update(conversation.id, { title: conversation.title });
         this.emit(conversation.id, { type: 'title', title: conversation.title });
       }
-      await this.append(conversation, { role: 'user', content: [{ type: 'text', text: trimmed }], at: Date.now() });
+      const activeTab = await this.userTab();
+      await this.append(conversation, { role: 'user', content: [{ type: 'text', text: trimmed }], at: Date.now(), ...(activeTab ? { activeTab } : {}) });
       this.start(conversation, settings);
       return conversation.id;
     });
+  }
+
+  /** The tab the user is looking at as they send: the policy lets the run read its site. */
+  private async userTab(): Promise<StoredMessage['activeTab']> {
+    try {
+      const tab = await this.deps.browser?.tabs.userTab();
+      return tab && { id: tab.id, url: tab.url, title: tab.title };
+    } catch {
+      return undefined;
+    }
   }
 
   private async claim<T>(conversationId: string | undefined, body: () => Promise<T>): Promise<T> {
@@ -346,6 +365,7 @@ export class RunManager {
       },
     };
     const client = this.deps.createClient({ apiKey: settings.apiKey, baseUrl: settings.baseUrl });
+    const gate = this.deps.policy && this.policyFor(id, conversation, registry, settings, this.deps.policy);
     const env: ToolEnv = {
       ...detachedEnv(settings),
       ...this.deps.browser,
@@ -357,7 +377,7 @@ export class RunManager {
         runSubAgent(request, {
           client,
           tools: registry,
-          context: { conversationId: id, env },
+          context: { conversationId: id, env, ...(gate ? { gate } : {}) },
           model: settings.model,
           maxTokens: settings.maxTokens,
           signal,
@@ -378,7 +398,7 @@ export class RunManager {
         {
           client,
           registry,
-          toolContext: { conversationId: id, tasks: this.tasks.for(id), env },
+          toolContext: { conversationId: id, tasks: this.tasks.for(id), env, ...(gate ? { gate } : {}) },
           system: systemPrompt(this.deps.now?.() ?? new Date()),
           model: settings.model,
           maxTokens: settings.maxTokens,
@@ -395,6 +415,22 @@ export class RunManager {
     this.emit(id, { type: 'draft_reset' });
     this.inputBatches.delete(id);
     await this.finish(conversation, state, outcome);
+  }
+
+  /** The run's policy: its sub-agents share it, so what one of them reads taints them all. */
+  private policyFor(id: string, conversation: Conversation, registry: ToolRegistry, settings: Settings, policy: NonNullable<RunManagerDeps['policy']>): PolicySession {
+    const lastUser = conversation.messages.findLast((m) => m.role === 'user' && m.content.some((b) => b.type === 'text'));
+    return new PolicySession({
+      conversationId: id,
+      permissions: policy.permissions,
+      approve: (details, sentence, signal) => this.questions.approve(id, details, sentence, settings.askUserTimeoutSec * 1000, signal),
+      ...(policy.log ? { log: policy.log } : {}),
+      destinations: [settings.baseUrl, engineUrl(settings)],
+      ...(lastUser?.activeTab ? { activeTabUrl: lastUser.activeTab.url } : {}),
+      history: conversation.messages,
+      carriesThirdPartyText: (name) => !!registry.facts(name)?.thirdPartyText,
+      timeoutSec: settings.askUserTimeoutSec,
+    });
   }
 
   /** The built-in tools and the active skills' (a broken skill source never stops the run). */

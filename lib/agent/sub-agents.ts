@@ -156,7 +156,7 @@ export async function runSubAgent(req: SubAgentRequest, deps: SubAgentDeps): Pro
       {
         client: deps.client,
         registry: scoped,
-        toolContext: { ...deps.context, tasks: new TaskBoard() },
+        toolContext: { ...deps.context, tasks: new TaskBoard(), subAgent: req.profile?.name ?? req.type },
         system: subAgentSystemPrompt(req, deps.now?.() ?? new Date()),
         model: req.profile?.model || deps.model,
         maxTokens: deps.maxTokens,

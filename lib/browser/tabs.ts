@@ -41,6 +41,8 @@ export interface TabsAdapter {
   windowExists(windowId: number): Promise<boolean>;
   /** Whether the user allowed this extension on file:// URLs. */
   fileAccessAllowed(): Promise<boolean>;
+  /** The page the user is looking at: the active tab of the window they used last (never Pagewright's own pages). */
+  userTab(): Promise<TabInfo | undefined>;
 }
 
 export function toTabInfo(tab: Browser.tabs.Tab): TabInfo {
@@ -67,6 +69,11 @@ export function createTabsAdapter(): TabsAdapter {
     }
   };
   return {
+    async userTab() {
+      const own = browser.runtime.getURL('/');
+      const [tab] = (await browser.tabs.query({ active: true, lastFocusedWindow: true })).map(toTabInfo).filter((t) => t.id >= 0 && !t.url.startsWith(own));
+      return tab;
+    },
     async query({ active, windowId, audible }) {
       const q: Browser.tabs.QueryInfo = {};
       if (active !== undefined) q.active = active;

@@ -3,6 +3,7 @@
  * the agent writes it and the UI shows it. Imports nothing of Pagewright's above lib/contracts.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import type { CallDecision } from './permissions';
 
 export type ContentBlock =
   | Anthropic.TextBlockParam
@@ -14,6 +15,10 @@ export interface StoredMessage {
   role: 'user' | 'assistant';
   content: ContentBlock[];
   at: number;
+  /** On a tool-result message: how the policy decided each consequential call, by tool_use id. */
+  decisions?: Record<string, CallDecision>;
+  /** On the user's message: the tab that was active in their window when they sent it. */
+  activeTab?: { id: number; url: string; title: string };
 }
 
 export interface TokenUsage {

@@ -1,7 +1,8 @@
 /**
- * A contract: ask_user's questions, as the agent puts them, the UI answers them and the browser
- * draws the user's eye to them.
+ * A contract: ask_user's questions and the policy's approval requests, as the agent puts them,
+ * the UI answers them and the browser draws the user's eye to them.
  */
+import type { ApprovalChoice, ApprovalDetails } from './permissions';
 
 /** A question ask_user put to the user, waiting for an answer. */
 export interface PendingQuestion {
@@ -11,6 +12,8 @@ export interface PendingQuestion {
   /** Present: a choice among these; absent: a written answer. */
   options?: string[];
   multiple: boolean;
+  /** Present: not a question but an approval the policy asks for (Allow once / Always / Deny). */
+  approval?: ApprovalDetails;
   askedAt: number;
   /** When it times out (epoch ms). */
   expiresAt: number;
@@ -30,5 +33,8 @@ export interface QuestionInput {
   multiple: boolean;
 }
 
-/** What a popup sends back: free text, the chosen option(s), or "skip". */
-export type UserReply = { text: string } | { selected: string[] } | { decline: true };
+/** What a popup sends back: free text, the chosen option(s), "skip", or an approval's button. */
+export type UserReply = { text: string } | { selected: string[] } | { decline: true } | { approval: ApprovalChoice };
+
+/** An approval's outcome: the user's click, or why none came. */
+export type ApprovalAnswer = { choice: ApprovalChoice } | { choice: null; reason: 'timeout' | 'stopped' };

@@ -3,6 +3,7 @@
  * tools declare these facts, the sub-agents' tool sets are derived from them, and the management
  * page and the trust layer read them without loading any tool's handler.
  */
+import type { CallDecision, CallTarget } from './permissions';
 import type { SubAgentType } from './sub-agents';
 
 /**
@@ -46,6 +47,14 @@ export interface ToolFacts {
    * says, so delegation cannot nest or recurse without end.
    */
   spawnsAgent?: boolean;
+  /**
+   * Its results carry third-party text (a page, a fetched document, search results, a remote
+   * server's or another agent's answer): they reach the model fenced, and once one has, data
+   * leaving for a place the user did not name needs the user's word.
+   */
+  thirdPartyText?: boolean;
+  /** Loses the user's data beyond undoing (opfs_delete): asks in "Ask before acting". */
+  destructive?: boolean;
 }
 
 /** A tool's facts without its name: a skill's tools are named by the skill. */
@@ -57,4 +66,37 @@ export const availableTo = (facts: ToolKindFacts, type: SubAgentType): boolean =
 export interface RiskScope {
   /** The highest class among the tools a sub-agent of `type` could call, cut to `only` when given. */
   subAgentRisk(type: SubAgentType, only?: readonly string[]): RiskClass;
+}
+
+/** One call as the registry hands it to the policy, after its input checked out. */
+export interface GateCall {
+  tool: string;
+  risk: RiskClass;
+  spawnsAgent?: boolean;
+  destructive?: boolean;
+  targets: CallTarget[];
+  /** The validated arguments, for the card of a call that has no site. */
+  input: unknown;
+  /** The sub-agent making the call (its type or profile name); absent for the main agent. */
+  subAgent?: string;
+}
+
+export interface GateResult {
+  allowed: boolean;
+  /** Why not, for the model: what was refused and whether to retry. */
+  message?: string;
+  /** Present for consequential calls: kept with the result and shown on the tool card. */
+  decision?: CallDecision;
+}
+
+/**
+ * The policy as tools are dispatched through it (lib/policy/session.ts): every call is
+ * authorised before its handler runs, and third-party text is fenced on its way to the model.
+ */
+export interface ToolGate {
+  authorize(call: GateCall, signal: AbortSignal): Promise<GateResult>;
+  /** `text` inside this run's boundary, which no page can forge (it cannot know the marker). */
+  fence(text: string, source?: string): string;
+  /** Third-party text reached the model: from now on data leaving for unnamed places asks. */
+  taint(): void;
 }

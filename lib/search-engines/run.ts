@@ -7,7 +7,7 @@ import type { SearchEngineId, Settings } from '../settings';
 import { readBodyCapped } from '../web/body';
 import { decodeBody } from '../web/charset';
 import { agentRequest, FETCH_TIMEOUT_MS, type FetchFn } from '../web/request';
-import { search } from './index';
+import { ENGINES, search } from './index';
 import type { EngineConfig, Fetcher, SearchResult } from './types';
 
 /** A search result page is small; an engine answering more is not answering a search. */
@@ -39,6 +39,16 @@ export function searchFetcher(fetchFn: FetchFn): Fetcher {
     const contentType = response.headers.get('content-type') ?? '';
     return { status: response.status, url: response.url || request.url, contentType, body: decodeBody(body.bytes, { contentType }).text };
   };
+}
+
+/**
+ * Where the settings' engine sends queries (its endpoint, or the user's override): an approved
+ * destination for the policy, since the user chose the engine. Baidu's redirect links are
+ * resolved on the same origin.
+ */
+export function engineUrl(settings: Settings, engine: SearchEngineId = settings.searchEngine): string {
+  const config = engineConfig(settings, engine);
+  return config.endpoint?.trim() || ENGINES[engine].defaultEndpoint;
 }
 
 /** One search with the settings' engine (or `engine`); throws SearchError. */

@@ -24,6 +24,33 @@ export interface SkillTools {
   problems: SkillProblem[];
 }
 
+/**
+ * What the policy needs of a remote skill's tools: the server the arguments go to (a target, so
+ * the approval card names it and the exfiltration guard can check it) and that its answers are
+ * third-party text. The server is the one the user configured, but what the model puts in the
+ * arguments is the model's choice — after reading a page, the page's.
+ */
+function withDestination(def: ToolDefinition<any>, type: string, config: unknown): ToolDefinition<any> {
+  if (type !== 'http' && type !== 'mcp') return def;
+  const { url, method } = config as { url: string; method?: string };
+  return {
+    ...def,
+    thirdPartyText: true,
+    targets: def.targets ?? ((input: unknown) => [{ access: 'send', url: method === 'GET' ? withQuery(url, input) : url, preview: JSON.stringify(input ?? {}, null, 2) }]),
+  };
+}
+
+/** An http GET skill's URL as the request will carry it: the arguments in the query. */
+function withQuery(url: string, input: unknown): string {
+  try {
+    const u = new URL(url);
+    for (const [k, v] of Object.entries((input ?? {}) as Record<string, unknown>)) u.searchParams.set(k, typeof v === 'string' ? v : JSON.stringify(v));
+    return u.href;
+  } catch {
+    return url;
+  }
+}
+
 const FACTORIES: Record<string, SkillToolFactory<any>> = {
   builtin: builtinSkillTools,
   mcp: mcpSkillTools,
@@ -55,7 +82,7 @@ export async function buildSkillTools(records: readonly SkillRecord[], services:
         return [];
       }
       try {
-        return await factory(skill, config.config, services);
+        return (await factory(skill, config.config, services)).map((def) => withDestination(def, skill.skill_type, config.config));
       } catch (e) {
         problems.push({ skill: skill.name, message: errorMessage(e) });
         return [];

@@ -17,8 +17,8 @@ const OPERATE = ['page_operator', 'general'] as const;
 const READ_TABS = ['researcher', 'page_operator', 'general'] as const;
 
 const FACTS = {
-  web_fetch: { risk: 'send_off_machine', subAgents: RESEARCH },
-  web_search: { risk: 'send_off_machine', subAgents: RESEARCH },
+  web_fetch: { risk: 'send_off_machine', subAgents: RESEARCH, thirdPartyText: true },
+  web_search: { risk: 'send_off_machine', subAgents: RESEARCH, thirdPartyText: true },
   list_tabs: { risk: 'read_local', subAgents: READ_TABS },
   // Loads a page in the user's browser, with their cookies: the site sees a request as the user's
   // and its scripts run (the address itself leaves the machine too, which act_on_site covers).
@@ -27,18 +27,20 @@ const FACTS = {
   // reloads it from the site. Both change the user's browsing, not just the agent's view of it.
   close_tab: { risk: 'act_on_site', subAgents: OPERATE },
   activate_tab: { risk: 'act_on_site', subAgents: OPERATE },
-  get_tab_content: { risk: 'read_site', subAgents: READ_TABS },
+  get_tab_content: { risk: 'read_site', subAgents: READ_TABS, thirdPartyText: true },
   // Page code acts in the site as the user; sandbox code (riskOf) computes with no way out.
   execute_script: { risk: 'act_on_site', subAgents: OPERATE },
   opfs_write: { risk: 'write_local', subAgents: GENERAL },
   opfs_read: { risk: 'read_local', subAgents: GENERAL },
   opfs_list: { risk: 'read_local', subAgents: GENERAL },
-  opfs_delete: { risk: 'write_local', subAgents: GENERAL },
+  // The workspace has no bin: a deleted file is gone.
+  opfs_delete: { risk: 'write_local', subAgents: GENERAL, destructive: true },
   // Puts a question to the user and reads the answer: nothing leaves, nothing changes.
   ask_user: { risk: 'read_local', subAgents: MAIN },
   // As risky as the tools its sub-agent may call (riskOf): a general one may be given any of
   // the run's skills, a public post among them.
-  agent: { risk: 'irreversible_external', subAgents: MAIN, spawnsAgent: true },
+  // Its answer is built from whatever its sub-agent read.
+  agent: { risk: 'irreversible_external', subAgents: MAIN, spawnsAgent: true, thirdPartyText: true },
   // The task list is the conversation's own, in memory.
   create_task: { risk: 'read_local', subAgents: GENERAL },
   update_task: { risk: 'read_local', subAgents: GENERAL },

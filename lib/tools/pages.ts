@@ -3,7 +3,7 @@ import { PageError } from '../browser/pages';
 import { LINK_NOTE } from '../extract/selectors';
 import { builtinFacts } from './catalog';
 import { defineTool, ToolError, type ToolContext } from './registry';
-import { requireTab, tabId } from './tabs';
+import { requireTab, tabId, tabTargets } from './tabs';
 import { restrictedPageReason } from './url-policy';
 
 export const SELECTOR_HELP =
@@ -48,6 +48,11 @@ export const getTabContent = defineTool({
     prompt: v.optional(v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'), v.maxLength(10_000, 'must be at most 10000 characters'), v.description('Summary prompt'))),
     max_length: v.optional(v.pipe(maxLength, v.description('Maximum characters of content'))),
   }),
+  targets: (input, ctx) => tabTargets(ctx, input.tab_id, 'read'),
+  fenceResult: (result, fence) => {
+    const r = result as { url: string; content: string };
+    return { ...r, content: fence(r.content, r.url) };
+  },
   async run(input, ctx) {
     const tab = await requireReadableTab(ctx, input.tab_id);
     // With a prompt the whole page goes to the summariser; max_length then caps the answer.

@@ -1,8 +1,9 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
+import type { CallDecision, CallTarget } from '../contracts/permissions';
 import type { SubAgentType } from '../contracts/sub-agents';
-import { availableTo, highestRisk, type RiskClass, type RiskScope, type ToolFacts } from '../contracts/tools';
+import { availableTo, highestRisk, type RiskClass, type RiskScope, type ToolFacts, type ToolGate } from '../contracts/tools';
 import { errorMessage, isModelFacing, ModelFacingError } from '../errors';
 import type { ToolEnv } from './env';
 import type { TaskBoard } from './task-board';
@@ -15,6 +16,10 @@ export interface ToolContext {
   signal: AbortSignal;
   tasks: TaskBoard;
   env: ToolEnv;
+  /** The run's policy; absent where no user is behind the run (unit tests of tools, benchmarks). */
+  gate?: ToolGate;
+  /** The sub-agent making the call (its type or profile name), for the approval card. */
+  subAgent?: string;
 }
 
 type AnySchema = v.GenericSchema<unknown, unknown>;
@@ -36,6 +41,16 @@ export interface ToolDefinition<S extends AnySchema = AnySchema> extends ToolFac
    * target, the sub-agent an agent call starts); at most `risk`. Without it every call has `risk`.
    */
   riskOf?(input: v.InferOutput<S>, scope: RiskScope): RiskClass | Promise<RiskClass>;
+  /**
+   * The sites one call reads, acts on or sends to, known before it runs (the tab's page, the URL
+   * fetched, the server a skill calls): what the policy decides on and the approval card shows.
+   */
+  targets?(input: v.InferOutput<S>, ctx: ToolContext): CallTarget[] | Promise<CallTarget[]>;
+  /**
+   * For a tool with thirdPartyText: its result with the third-party parts fenced (the contract's
+   * shape kept: get_tab_content fences `content`). Without it the whole result is fenced.
+   */
+  fenceResult?(result: unknown, fence: (text: string, source?: string) => string): unknown;
   run(input: v.InferOutput<S>, ctx: ToolContext): Promise<unknown> | unknown;
 }
 
@@ -56,6 +71,8 @@ export const defineTool = <S extends AnySchema>(def: ToolDefinition<S>): ToolDef
 export interface ToolOutcome {
   content: string;
   isError: boolean;
+  /** How the policy decided a consequential call. */
+  decision?: CallDecision;
 }
 
 const DEFAULT_MAX_INPUT_CHARS = 200_000;
@@ -133,15 +150,50 @@ export class ToolRegistry implements ToolDispatcher, RiskScope {
     if (size > max) {
       return fail(`Invalid arguments for ${name}: the input is ${size} characters; the limit is ${max}.`);
     }
+    let decision: CallDecision | undefined;
     try {
-      const result = await tool.run(parsed.output, ctx);
-      return { content: typeof result === 'string' ? result : JSON.stringify(result), isError: false };
+      if (ctx.gate) {
+        const verdict = await this.authorize(tool, parsed.output, ctx, ctx.gate);
+        decision = verdict.decision;
+        if (!verdict.allowed) return { ...fail(verdict.message ?? `${name} was not allowed.`), ...(decision ? { decision } : {}) };
+      }
+      let result = await tool.run(parsed.output, ctx);
+      if (tool.thirdPartyText && ctx.gate) result = this.fenced(tool, result, ctx.gate);
+      return { content: typeof result === 'string' ? result : JSON.stringify(result), isError: false, ...(decision ? { decision } : {}) };
     } catch (e) {
-      if (ctx.signal.aborted) return fail('Stopped by the user before this tool finished.');
+      // A failing call of a remote tool may still have read what the server said (an error body).
+      if (tool.thirdPartyText) ctx.gate?.taint();
+      const withDecision = (o: ToolOutcome): ToolOutcome => (decision ? { ...o, decision } : o);
+      if (ctx.signal.aborted) return withDecision(fail('Stopped by the user before this tool finished.'));
       // The one place domain errors become the model's error results.
-      if (isModelFacing(e)) return fail(e.message);
-      return fail(`${name} failed: ${errorMessage(e)}`);
+      if (isModelFacing(e)) return withDecision(fail(e.message));
+      return withDecision(fail(`${name} failed: ${errorMessage(e)}`));
     }
+  }
+
+  /** The policy's word on one call: the sites it touches, then the gate (which may ask the user). */
+  private async authorize(tool: ToolDefinition, input: unknown, ctx: ToolContext, gate: ToolGate) {
+    const risk = tool.riskOf ? await tool.riskOf(input, this) : tool.risk;
+    const targets = tool.targets ? await tool.targets(input, ctx) : [];
+    return gate.authorize(
+      {
+        tool: tool.name,
+        risk,
+        ...(tool.spawnsAgent ? { spawnsAgent: true } : {}),
+        ...(tool.destructive ? { destructive: true } : {}),
+        targets,
+        input,
+        ...(ctx.subAgent ? { subAgent: ctx.subAgent } : {}),
+      },
+      ctx.signal,
+    );
+  }
+
+  private fenced(tool: ToolDefinition, result: unknown, gate: ToolGate): unknown {
+    gate.taint();
+    const fence = (text: string, source?: string) => gate.fence(text, source);
+    if (tool.fenceResult) return tool.fenceResult(result, fence);
+    return fence(typeof result === 'string' ? result : JSON.stringify(result));
   }
 }
 

@@ -2,8 +2,8 @@ import * as v from 'valibot';
 import { PageError } from '../browser/pages';
 import { inTab, requireReadableTab } from './pages';
 import { builtinFacts } from './catalog';
-import { defineTool, ToolError } from './registry';
-import { tabId } from './tabs';
+import { defineTool, ToolError, type ToolContext } from './registry';
+import { tabId, tabTargets } from './tabs';
 
 export const SCRIPT_OUTPUT_MAX_CHARS = 100_000;
 const CODE_MAX_CHARS = 200_000;
@@ -24,6 +24,11 @@ export const executeScript = defineTool({
     tab_id: v.optional(v.pipe(tabId, v.description('Tab for target "page" (default: the active tab); ignored for "sandbox"'))),
   }),
   riskOf: ({ target }) => (target === 'sandbox' ? 'run_isolated' : 'act_on_site'),
+  async targets({ code, target, tab_id }, ctx) {
+    if (target === 'sandbox') return [];
+    const id = tab_id ?? (await activeTabId(ctx));
+    return id === undefined ? [] : tabTargets(ctx, id, 'act', code);
+  },
   async run({ code, target, tab_id }, ctx) {
     const timeoutMs = ctx.env.settings.scriptTimeoutSec * 1000;
     if (target === 'sandbox') {
@@ -40,7 +45,7 @@ export const executeScript = defineTool({
       return { target, result: out.result, logs: out.logs, truncated: out.truncated };
     }
 
-    const id = tab_id ?? (await ctx.env.tabs.query({ active: true })).find((t) => t)?.id;
+    const id = tab_id ?? (await activeTabId(ctx));
     if (id === undefined) throw new ToolError('There is no active tab; pass tab_id (see list_tabs).');
     const tab = await requireReadableTab(ctx, id);
     let out;
@@ -75,5 +80,7 @@ export const executeScript = defineTool({
     };
   },
 });
+
+const activeTabId = async (ctx: ToolContext) => (await ctx.env.tabs.query({ active: true })).find((t) => t)?.id;
 
 export const scriptTools = [executeScript];

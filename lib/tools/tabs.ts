@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { TabInfo } from '../browser/tabs';
+import type { CallTarget, SiteAccess } from '../contracts/permissions';
 import { builtinFacts } from './catalog';
 import { defineTool, ToolError, type ToolContext } from './registry';
 import { checkOpenableUrl } from './url-policy';
@@ -64,6 +65,8 @@ export const openTab = defineTool({
     window_id: v.optional(v.pipe(windowId, v.description('Window to open the new tab in'))),
     wait_until_loaded: v.optional(v.pipe(v.boolean('must be true or false'), v.description('Wait for the page to load (default true)'))),
   }),
+  // The address leaves the machine with the request, and the page runs as the user's.
+  targets: (input) => [{ access: 'act', url: input.url.trim(), navigates: true }],
   async run(input, ctx) {
     const verdict = checkOpenableUrl(input.url, { fileAccess: await ctx.env.tabs.fileAccessAllowed() });
     if (!verdict.ok) throw new ToolError(`Cannot open that URL: ${verdict.reason}`);
@@ -92,6 +95,7 @@ export const closeTab = defineTool({
   ...builtinFacts('close_tab'),
   description: 'Close a tab, given its id (from list_tabs or open_tab).',
   input: v.strictObject({ tab_id: v.pipe(tabId, v.description('Tab id')) }),
+  targets: ({ tab_id }, ctx) => tabTargets(ctx, tab_id, 'act'),
   async run({ tab_id }, ctx) {
     await ctx.env.tabs.close(tab_id);
     return { closed: true, tab_id };
@@ -102,6 +106,7 @@ export const activateTab = defineTool({
   ...builtinFacts('activate_tab'),
   description: 'Make a tab the active one and focus the window it is in.',
   input: v.strictObject({ tab_id: v.pipe(tabId, v.description('Tab id')) }),
+  targets: ({ tab_id }, ctx) => tabTargets(ctx, tab_id, 'act'),
   async run({ tab_id }, ctx) {
     return publicTab(await ctx.env.tabs.activate(tab_id));
   },
@@ -110,6 +115,12 @@ export const activateTab = defineTool({
 /** The fields the contract names, in its order. */
 export function publicTab(t: TabInfo) {
   return { id: t.id, window_id: t.window_id, url: t.url, title: t.title, active: t.active, audible: t.audible, status: t.status };
+}
+
+/** The site a call on tab `id` touches: the page the tab shows (a missing tab fails the call here). */
+export async function tabTargets(ctx: ToolContext, id: number, access: SiteAccess, preview?: string): Promise<CallTarget[]> {
+  const tab = await ctx.env.tabs.get(id);
+  return [{ access, url: tab.url, ...(preview ? { preview } : {}) }];
 }
 
 export async function requireTab(ctx: ToolContext, id: number): Promise<TabInfo> {

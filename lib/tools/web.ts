@@ -5,7 +5,7 @@
  */
 import * as v from 'valibot';
 import { DEFAULT_MAX_LENGTH, MAX_CONTENT_LENGTH } from '../extract/limits';
-import { runSearch } from '../search-engines/run';
+import { engineUrl, runSearch } from '../search-engines/run';
 import { cutAtLineEnd, fetchReadable } from '../web/fetch-page';
 import { builtinFacts } from './catalog';
 import { defineTool, type ToolContext } from './registry';
@@ -33,6 +33,11 @@ export const webFetch = defineTool({
     prompt: v.optional(v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'), v.maxLength(10_000, 'must be at most 10000 characters'), v.description('Summary prompt: when given, the model distils the fetched content for it'))),
     max_length: v.optional(v.pipe(fetchMaxLength, v.description('Maximum characters of content'))),
   }),
+  targets: (input) => [{ access: 'send', url: input.url.trim() }],
+  fenceResult: (result, fence) => {
+    const r = result as { final_url: string; content: string };
+    return { ...r, content: fence(r.content, r.final_url) };
+  },
   async run(input, ctx) {
     const limit = input.prompt ? MAX_CONTENT_LENGTH : (input.max_length ?? DEFAULT_MAX_LENGTH);
     const page = await fetchReadable(input.url, {
@@ -71,6 +76,9 @@ export const webSearch = defineTool({
       v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'), v.description('Maximum results (default 5; above 10 gives 10)')),
     ),
   }),
+  targets: (_input, ctx) => [{ access: 'send', url: engineUrl(ctx.env.settings) }],
+  fenceResult: (result, fence) =>
+    (result as { title: string; url: string; snippet: string }[]).map((r) => ({ ...r, title: fence(r.title, r.url), snippet: fence(r.snippet, r.url) })),
   async run(input, ctx: ToolContext) {
     return runSearch(ctx.env.settings, input.query, input.max_results, ctx.env.fetch, ctx.signal);
   },

@@ -94,6 +94,27 @@ export async function setSettings(page: Page, patch: Record<string, unknown>) {
   }, patch);
 }
 
+/**
+ * What the e2e suites of the tools run with unless they test the policy: "Act without asking",
+ * and the local test servers (all on 127.0.0.1, any port) allowed for reading, acting and sending.
+ * Irreversible actions and sends elsewhere after untrusted text still ask.
+ */
+export const TEST_PERMISSIONS = {
+  version: 1,
+  mode: 'act',
+  sites: [{ site: 'http://127.0.0.1', subdomains: false, read: 'allow', act: 'allow', send: 'allow', createdAt: 1 }],
+  tools: {},
+  localFiles: false,
+};
+
+/** Replaces the stored permissions (as the management page would save them), from an extension page. */
+export async function setPermissions(page: Page, permissions: unknown) {
+  await page.evaluate(async (p) => {
+    const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+    await api.storage.local.set({ permissions: p });
+  }, permissions as any);
+}
+
 export interface SeedSkill {
   name: string;
   description?: string;

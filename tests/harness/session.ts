@@ -3,7 +3,7 @@ import { launch, type BrowserName, type ExtensionBrowser } from './browsers';
 import { FakeAnthropic, lastToolResult, text, toolCall } from './fake-anthropic';
 import { FixtureServer } from './fixture-server';
 import type { Page } from 'puppeteer-core';
-import { PopupPage, setSettings } from './popup';
+import { PopupPage, setPermissions, setSettings, TEST_PERMISSIONS } from './popup';
 import { until } from './until';
 
 export interface TabInfo {
@@ -37,7 +37,7 @@ export interface AgentSession {
  * the fixture server and the browser for the whole describe; before each test a fresh popup with
  * these settings and a new chat.
  */
-export function agentSession(name: BrowserName, settings: Record<string, unknown> = {}): AgentSession {
+export function agentSession(name: BrowserName, settings: Record<string, unknown> = {}, permissions: unknown = TEST_PERMISSIONS): AgentSession {
   const fake = new FakeAnthropic();
   const fixtures = new FixtureServer();
   let ext: ExtensionBrowser | undefined;
@@ -57,6 +57,7 @@ export function agentSession(name: BrowserName, settings: Record<string, unknown
     if (popup && !popup.page.isClosed()) await popup.close().catch(() => {});
     popup = await PopupPage.open(ext!);
     await setSettings(popup.page, { apiKey: 'test-key', baseUrl: fake.url, ...settings });
+    await setPermissions(popup.page, permissions);
     await popup.newChat();
   });
 

@@ -36,6 +36,7 @@ function fakeTabs(initial: TabInfo[], { loads = true } = {}): TabsAdapter & { ta
     },
     windowExists: async (id) => tabs.some((t) => t.window_id === id),
     fileAccessAllowed: async () => false,
+    userTab: async () => undefined,
   };
 }
 

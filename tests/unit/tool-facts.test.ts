@@ -89,8 +89,8 @@ describe('the facts of each tool', () => {
     expect(builtinTools.map((t) => t.name)).toEqual(BUILTIN_TOOL_NAMES);
     builtinTools.forEach((tool, i) => {
       expectFacts(tool, tool.name);
-      const { name, risk, subAgents, spawnsAgent } = tool;
-      expect({ name, risk, subAgents, ...(spawnsAgent ? { spawnsAgent } : {}) }).toEqual(BUILTIN_TOOL_FACTS[i]);
+      const { name, risk, subAgents, spawnsAgent, thirdPartyText, destructive } = tool;
+      expect({ name, risk, subAgents, ...(spawnsAgent ? { spawnsAgent } : {}), ...(thirdPartyText ? { thirdPartyText } : {}), ...(destructive ? { destructive } : {}) }).toEqual(BUILTIN_TOOL_FACTS[i]);
     });
   });
 

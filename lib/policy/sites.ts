@@ -1,0 +1,73 @@
+/**
+ * Sites as the permissions name them: a scheme and a host, any port. Pure functions, so the
+ * policy's decisions can be tested without a browser.
+ */
+import type { SiteRule } from '../contracts/permissions';
+
+export interface SiteOf {
+  /** `https://mail.example.com` (file: URLs are all one site, `file://`). */
+  site: string;
+  scheme: string;
+  /** Lower case, without a trailing dot; empty for file: URLs. */
+  host: string;
+}
+
+/** The site of `url`, or undefined when it has none the permissions could name (data:, about:). */
+export function siteOf(url: string): SiteOf | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const scheme = u.protocol.slice(0, -1).toLowerCase();
+  if (scheme === 'file') return { site: 'file://', scheme, host: '' };
+  if (scheme !== 'http' && scheme !== 'https') return undefined;
+  const host = u.hostname.toLowerCase().replace(/\.$/, '');
+  return host ? { site: `${scheme}://${host}`, scheme, host } : undefined;
+}
+
+/** Normalises what a user typed as a site ("Mail.Example.com", "https://x.org/path") to a site key. */
+export function siteKey(input: string): string | undefined {
+  const text = input.trim();
+  if (!text) return undefined;
+  return siteOf(/^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`)?.site;
+}
+
+const hostOfKey = (key: string) => key.slice(key.indexOf('://') + 3);
+
+/** The rule that decides for `site`: an exact one first, else the closest parent that covers subdomains. */
+export function ruleFor(rules: readonly SiteRule[], site: SiteOf): SiteRule | undefined {
+  let best: SiteRule | undefined;
+  let bestLength = -1;
+  for (const rule of rules) {
+    if (rule.site === site.site) return rule;
+    if (!rule.subdomains || !rule.site.startsWith(`${site.scheme}://`)) continue;
+    const host = hostOfKey(rule.site);
+    if (site.host.endsWith(`.${host}`) && host.length > bestLength) {
+      best = rule;
+      bestLength = host.length;
+    }
+  }
+  return best;
+}
+
+/** `host` is `named` or one of its subdomains (a user who names example.com means www.example.com too). */
+export const hostWithin = (host: string, named: string) => host === named || host.endsWith(`.${named}`);
+
+const URL_IN_TEXT = /\bhttps?:\/\/[^\s<>"'`)\]}]+/gi;
+// A bare domain the user typed: labels of letters, digits and hyphens, ending in a letters-only
+// top-level label (so "3.14" and "v1.2" are not sites). Preceded by nothing word-like or "@",
+// so an e-mail address names its domain too.
+const BARE_DOMAIN = /(?<![\w.-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63})(?![\w-])/gi;
+
+/** The hosts a user's own message names: its URLs' hosts and the domains it spells out. */
+export function hostsNamedIn(text: string): string[] {
+  const hosts = new Set<string>();
+  for (const m of text.matchAll(URL_IN_TEXT)) {
+    const s = siteOf(m[0]);
+    if (s?.host) hosts.add(s.host);
+  }
+  for (const m of text.replace(URL_IN_TEXT, ' ').matchAll(BARE_DOMAIN)) hosts.add(m[1]!.toLowerCase());
+  return [...hosts];
+}
