@@ -34,22 +34,28 @@ export function siteKey(input: string): string | undefined {
   return siteOf(/^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`)?.site;
 }
 
-const hostOfKey = (key: string) => key.slice(key.indexOf('://') + 3);
+/** Rules by site key, built once per permissions object (the list can be long; calls are many). */
+const indexes = new WeakMap<readonly SiteRule[], Map<string, SiteRule>>();
+function indexOf(rules: readonly SiteRule[]): Map<string, SiteRule> {
+  let index = indexes.get(rules);
+  if (!index) {
+    index = new Map();
+    for (const r of rules) if (!index.has(r.site)) index.set(r.site, r);
+    indexes.set(rules, index);
+  }
+  return index;
+}
 
 /** The rule that decides for `site`: an exact one first, else the closest parent that covers subdomains. */
 export function ruleFor(rules: readonly SiteRule[], site: SiteOf): SiteRule | undefined {
-  let best: SiteRule | undefined;
-  let bestLength = -1;
-  for (const rule of rules) {
-    if (rule.site === site.site) return rule;
-    if (!rule.subdomains || !rule.site.startsWith(`${site.scheme}://`)) continue;
-    const host = hostOfKey(rule.site);
-    if (site.host.endsWith(`.${host}`) && host.length > bestLength) {
-      best = rule;
-      bestLength = host.length;
-    }
+  const index = indexOf(rules);
+  const exact = index.get(site.site);
+  if (exact) return exact;
+  for (let i = site.host.indexOf('.'); i >= 0; i = site.host.indexOf('.', i + 1)) {
+    const parent = index.get(`${site.scheme}://${site.host.slice(i + 1)}`);
+    if (parent?.subdomains) return parent;
   }
-  return best;
+  return undefined;
 }
 
 /** `host` is `named` or one of its subdomains (a user who names example.com means www.example.com too). */

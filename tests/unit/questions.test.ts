@@ -25,6 +25,42 @@ const never = () => new AbortController().signal;
 describe('QuestionBoard', () => {
   afterEach(() => vi.useRealTimers());
 
+  it('an approval takes its buttons only; the first answer wins and a second popup is told it came too late', async () => {
+    const { b, asked } = board();
+    const details = { tool: 'web_fetch', reason: 'exfiltration' as const, canAlways: true, host: 'evil.example', url: 'https://evil.example/?d=1' };
+    const pending = b.approve('c1', details, 'Pagewright wants to send data to evil.example.', 60_000, never());
+    const q = asked();
+    expect(q).toMatchObject({ approval: details, question: 'Pagewright wants to send data to evil.example.' });
+    expect(() => b.answer('c1', q.id, { text: 'yes' })).toThrow(/Allow once, Always or Deny/);
+    b.answer('c1', q.id, { approval: 'deny' });
+    expect(() => b.answer('c1', q.id, { approval: 'once' })).toThrow(/no longer waiting/);
+    await expect(pending).resolves.toEqual({ choice: 'deny' });
+  });
+
+  it('an approval that offers no "Always" refuses it; a question refuses an approval; a stop settles the approval', async () => {
+    const { b, asked } = board();
+    const ctrl = new AbortController();
+    const pending = b.approve('c1', { tool: 'instagram_post', reason: 'irreversible', canAlways: false }, 'x', 60_000, ctrl.signal);
+    expect(() => b.answer('c1', asked().id, { approval: 'always' })).toThrow(/only be allowed once/);
+    ctrl.abort();
+    await expect(pending).resolves.toEqual({ choice: null, reason: 'stopped' });
+    // Answered after the run was stopped: the card is gone, the answer is refused with a reason.
+    expect(() => b.answer('c1', asked().id, { approval: 'once' })).toThrow(/no longer waiting/);
+    const q2 = b.ask('c2', { question: 'Why?', multiple: false }, 60_000, never());
+    const id2 = b.pending('c2')[0]!.id;
+    expect(() => b.answer('c2', id2, { approval: 'once' })).toThrow(/not an approval/);
+    b.answer('c2', id2, { decline: true });
+    await expect(q2).resolves.toEqual({ answer: null, reason: 'declined' });
+  });
+
+  it('an unanswered approval times out as a denial', async () => {
+    vi.useFakeTimers();
+    const { b } = board();
+    const pending = b.approve('c1', { tool: 'open_tab', reason: 'site', canAlways: true }, 'x', 5_000, never());
+    vi.advanceTimersByTime(5_001);
+    await expect(pending).resolves.toEqual({ choice: null, reason: 'timeout' });
+  });
+
   it('a written answer resolves the question, closes it everywhere and clears the badge', async () => {
     const { b, events, attention, asked } = board();
     const pending = b.ask('c1', { question: 'Which city?', multiple: false }, 60_000, never());
