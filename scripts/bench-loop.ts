@@ -10,7 +10,10 @@
  * What is left is the loop's own work: building the request from the conversation, parsing the
  * tool input, dispatching tools, committing both messages and the hooks.
  *
- * Two passes: an in-memory commit hook, and ConversationStore on fake-indexeddb (persistence cost).
+ * Three passes: an in-memory commit hook, ConversationStore on fake-indexeddb (persistence cost),
+ * and the in-memory pass with the trust policy on (lib/policy: every call authorised by a
+ * PolicySession against 500 site rules, the conversation tainted, so the exfiltration guard runs
+ * too); the policy check itself (gate.authorize, targets included) is timed per call.
  * Run: npx vite-node scripts/bench-loop.ts [--rounds N] [--strict]
  */
 import 'fake-indexeddb/auto';
@@ -24,6 +27,9 @@ import { TaskBoard } from '../lib/tools/task-board';
 import { detachedEnv } from '../lib/tools/env';
 import { defaultSettings } from '../lib/settings';
 import { FakeAnthropic, text, toolCall } from '../tests/harness/fake-anthropic';
+import { defaultPermissions, type Permissions } from '../lib/contracts/permissions';
+import type { ToolGate } from '../lib/contracts/tools';
+import { PolicySession } from '../lib/policy/session';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -34,14 +40,48 @@ const WARMUP_ROUNDS = 50;
 const ROUND_CAP = 2000;
 const TARGET_MEDIAN_MS = 2;
 
+const TARGET_POLICY_MS = 1;
+
 const noop = defineTool({
   name: 'noop',
-  risk: 'read_local',
+  risk: 'send_off_machine',
   subAgents: [],
   description: 'Does nothing (benchmark).',
   input: v.strictObject({}),
+  // What the policy sees: a send to a site among many rules (allowed, so no one is asked).
+  targets: () => [{ access: 'send', url: 'https://api.site250.example/v1/items?q=1' }],
   run: () => 'ok',
 });
+
+/** A session as a real run has it: a long site list, a tainted conversation, a few named hosts. */
+function benchPolicy(onCheck: (ms: number) => void): ToolGate {
+  const permissions: Permissions = {
+    ...defaultPermissions(),
+    sites: Array.from({ length: 500 }, (_, i) => ({ site: `https://site${i}.example`, subdomains: i % 2 === 0, read: 'allow' as const, act: 'ask' as const, send: 'ask' as const, createdAt: i })),
+  };
+  const session = new PolicySession({
+    conversationId: 'bench',
+    permissions: { current: () => permissions, grant: async () => {} },
+    approve: async () => ({ choice: 'deny' }),
+    destinations: ['https://api.anthropic.com', 'https://html.duckduckgo.com/html/'],
+    history: [{ role: 'user', content: [{ type: 'text', text: 'Compare shop.example.com with https://other.example/path and mail bob@corp.example' }], at: 0 }],
+    carriesThirdPartyText: () => false,
+    timeoutSec: 300,
+  });
+  session.taint();
+  return {
+    fence: (t, s) => session.fence(t, s),
+    taint: () => session.taint(),
+    async authorize(call, signal) {
+      const t0 = performance.now();
+      try {
+        return await session.authorize(call, signal);
+      } finally {
+        onCheck(performance.now() - t0);
+      }
+    },
+  };
+}
 
 interface RoundTiming {
   start: number;
@@ -106,7 +146,7 @@ interface PassResult {
   outcome: string;
 }
 
-async function pass(fake: FakeAnthropic, toolRounds: number, commitTo: Commit): Promise<PassResult> {
+async function pass(fake: FakeAnthropic, toolRounds: number, commitTo: Commit, gate?: ToolGate): Promise<PassResult> {
   fake.reset();
   fake.script(...Array.from({ length: toolRounds }, () => toolCall('noop', {})), text('All done.'));
 
@@ -146,7 +186,7 @@ async function pass(fake: FakeAnthropic, toolRounds: number, commitTo: Commit): 
   const opts: LoopOptions = {
     client,
     registry,
-    toolContext: { conversationId: 'bench', tasks: new TaskBoard(), env: detachedEnv(defaultSettings()) },
+    toolContext: { conversationId: 'bench', tasks: new TaskBoard(), env: detachedEnv(defaultSettings()), ...(gate ? { gate } : {}) },
     system: 'You are a benchmark.',
     model: 'fake-model',
     maxTokens: 1024,
@@ -208,9 +248,12 @@ async function main() {
     await pass(fake, WARMUP_ROUNDS, inMemory);
     await withStore((commit) => pass(fake, WARMUP_ROUNDS, commit));
 
+    const checks: number[] = [];
+    await pass(fake, WARMUP_ROUNDS, inMemory, benchPolicy(() => {}));
     const results: [string, PassResult][] = [
       ['in-memory commit', await pass(fake, ROUNDS, inMemory)],
       ['ConversationStore (fake-indexeddb)', await withStore((commit) => pass(fake, ROUNDS, commit))],
+      ['in-memory, policy on', await pass(fake, ROUNDS, inMemory, benchPolicy((ms) => checks.push(ms)))],
     ];
 
     console.log(`Loop overhead per tool round — ${ROUNDS} tool rounds + 1 text reply, FakeAnthropic over HTTP on 127.0.0.1, Node ${process.version}`);
@@ -255,6 +298,12 @@ async function main() {
       over ||= m > TARGET_MEDIAN_MS;
       console.log(`Target: median overhead ≤ ${TARGET_MEDIAN_MS} ms per round — ${name}: ${ms(m)} ms ${m <= TARGET_MEDIAN_MS ? 'OK' : 'OVER'}`);
     }
+    const policyMedian = median(checks);
+    console.log(
+      `Policy check per tool call (gate.authorize: 500 site rules, tainted conversation), ${checks.length} calls: median ${ms(policyMedian)} ms, p95 ${ms(quantile(checks, 0.95))} ms, max ${ms(Math.max(...checks))} ms — ` +
+        `target ≤ ${TARGET_POLICY_MS} ms median: ${policyMedian <= TARGET_POLICY_MS ? 'OK' : 'OVER'}`,
+    );
+    over ||= policyMedian > TARGET_POLICY_MS;
     if (over && process.argv.includes('--strict')) process.exitCode = 1;
   } finally {
     await fake.stop();

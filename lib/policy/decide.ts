@@ -95,7 +95,8 @@ function siteVerdict(target: CallTarget, site: SiteOf | undefined, state: Policy
   const rule = ruleFor(state.permissions.sites, site);
   const key = site.site;
   if (target.access === 'send') {
-    if (rule?.send === 'allow') return { kind: 'allow', rule: 'site_allow', site: key };
+    // A site the user allowed to be read or acted on is one they trust with requests too.
+    if (rule && (rule.send === 'allow' || rule.read === 'allow' || rule.act === 'allow')) return { kind: 'allow', rule: 'site_allow', site: key };
     if (state.destinations.has(key)) return { kind: 'allow', rule: 'approved_destination', site: key };
     if (state.namedHosts.some((h) => hostWithin(site.host, h))) return { kind: 'allow', rule: 'user_named', site: key };
     // Sending is not acting: before any untrusted text came in (the guard above), nothing in the

@@ -148,7 +148,8 @@ export class PolicySession implements ToolGate {
 }
 
 function grantFor(verdict: Extract<Verdict, { kind: 'ask' }>): SiteAccess[] {
-  if (verdict.reason === 'exfiltration') return ['send'];
+  // Opening a page there, always: the user trusts the site with the agent's visits.
+  if (verdict.reason === 'exfiltration') return verdict.target?.navigates ? ['act', 'read', 'send'] : ['send'];
   const access = verdict.target?.access;
   // Acting on a site includes reading it: the card said so.
   return access === 'act' ? ['act', 'read'] : access ? [access] : [];
@@ -186,6 +187,7 @@ function whatOf(d: ApprovalDetails): string {
     case 'site':
       return d.access === 'read' ? `read ${where}` : `${ACT_VERBS[d.tool] ?? 'act on'} ${where}`;
     case 'exfiltration':
+      if (d.tool === 'open_tab') return `open ${where} (${d.url ?? ''}), a site the user has not named or approved in this conversation`;
       return `send data to ${where} (${d.url ?? ''}), a site the user has not named or approved in this conversation`;
     case 'irreversible':
       return `use ${d.tool}, which cannot be undone${where ? ` (${where})` : ''}`;

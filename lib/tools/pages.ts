@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { PageError } from '../browser/pages';
 import { LINK_NOTE } from '../extract/selectors';
 import { builtinFacts } from './catalog';
-import { defineTool, ToolError, type ToolContext } from './registry';
+import { defineTool, fenceWithin, ToolError, type ToolContext } from './registry';
 import { requireTab, tabId, tabTargets } from './tabs';
 import { restrictedPageReason } from './url-policy';
 
@@ -49,9 +49,10 @@ export const getTabContent = defineTool({
     max_length: v.optional(v.pipe(maxLength, v.description('Maximum characters of content'))),
   }),
   targets: (input, ctx) => tabTargets(ctx, input.tab_id, 'read'),
-  fenceResult: (result, fence) => {
-    const r = result as { url: string; content: string };
-    return { ...r, content: fence(r.content, r.url) };
+  fenceResult: (result, fence, input) => {
+    const r = result as { url: string; content: string; truncated: boolean };
+    const { text, cut } = fenceWithin(fence, r.content, r.url, input.max_length);
+    return { ...r, content: text, truncated: r.truncated || cut };
   },
   async run(input, ctx) {
     const tab = await requireReadableTab(ctx, input.tab_id);

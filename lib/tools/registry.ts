@@ -50,7 +50,7 @@ export interface ToolDefinition<S extends AnySchema = AnySchema> extends ToolFac
    * For a tool with thirdPartyText: its result with the third-party parts fenced (the contract's
    * shape kept: get_tab_content fences `content`). Without it the whole result is fenced.
    */
-  fenceResult?(result: unknown, fence: (text: string, source?: string) => string): unknown;
+  fenceResult?(result: unknown, fence: Fence, input: v.InferOutput<S>): unknown;
   run(input: v.InferOutput<S>, ctx: ToolContext): Promise<unknown> | unknown;
 }
 
@@ -64,6 +64,19 @@ export class ToolError extends ModelFacingError<'tool'> {
   constructor(message: string, options?: { cause?: unknown }) {
     super('tool', message, options);
   }
+}
+
+export type Fence = (text: string, source?: string) => string;
+
+/**
+ * `text` fenced, within `max` characters in all when a limit is given (the contract's max_length
+ * caps what the model receives, the fence included): the text is cut to make room.
+ */
+export function fenceWithin(fence: Fence, text: string, source: string | undefined, max: number | undefined): { text: string; cut: boolean } {
+  const whole = fence(text, source);
+  if (max === undefined || whole.length <= max) return { text: whole, cut: false };
+  const room = Math.max(0, max - (whole.length - text.length));
+  return { text: fence(text.slice(0, room), source), cut: true };
 }
 
 export const defineTool = <S extends AnySchema>(def: ToolDefinition<S>): ToolDefinition<S> => def;
@@ -158,7 +171,7 @@ export class ToolRegistry implements ToolDispatcher, RiskScope {
         if (!verdict.allowed) return { ...fail(verdict.message ?? `${name} was not allowed.`), ...(decision ? { decision } : {}) };
       }
       let result = await tool.run(parsed.output, ctx);
-      if (tool.thirdPartyText && ctx.gate) result = this.fenced(tool, result, ctx.gate);
+      if (tool.thirdPartyText && ctx.gate) result = this.fenced(tool, result, ctx.gate, parsed.output);
       return { content: typeof result === 'string' ? result : JSON.stringify(result), isError: false, ...(decision ? { decision } : {}) };
     } catch (e) {
       // A failing call of a remote tool may still have read what the server said (an error body).
@@ -189,10 +202,10 @@ export class ToolRegistry implements ToolDispatcher, RiskScope {
     );
   }
 
-  private fenced(tool: ToolDefinition, result: unknown, gate: ToolGate): unknown {
+  private fenced(tool: ToolDefinition, result: unknown, gate: ToolGate, input: unknown): unknown {
     gate.taint();
     const fence = (text: string, source?: string) => gate.fence(text, source);
-    if (tool.fenceResult) return tool.fenceResult(result, fence);
+    if (tool.fenceResult) return tool.fenceResult(result, fence, input);
     return fence(typeof result === 'string' ? result : JSON.stringify(result));
   }
 }

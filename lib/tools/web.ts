@@ -8,7 +8,7 @@ import { DEFAULT_MAX_LENGTH, MAX_CONTENT_LENGTH } from '../extract/limits';
 import { engineUrl, runSearch } from '../search-engines/run';
 import { cutAtLineEnd, fetchReadable } from '../web/fetch-page';
 import { builtinFacts } from './catalog';
-import { defineTool, type ToolContext } from './registry';
+import { defineTool, fenceWithin, type ToolContext } from './registry';
 
 const fetchMaxLength = v.pipe(
   v.number('must be a number of characters'),
@@ -34,9 +34,10 @@ export const webFetch = defineTool({
     max_length: v.optional(v.pipe(fetchMaxLength, v.description('Maximum characters of content'))),
   }),
   targets: (input) => [{ access: 'send', url: input.url.trim() }],
-  fenceResult: (result, fence) => {
-    const r = result as { final_url: string; content: string };
-    return { ...r, content: fence(r.content, r.final_url) };
+  fenceResult: (result, fence, input) => {
+    const r = result as { final_url: string; content: string; truncated: boolean };
+    const { text, cut } = fenceWithin(fence, r.content, r.final_url, input.max_length);
+    return { ...r, content: text, truncated: r.truncated || cut };
   },
   async run(input, ctx) {
     const limit = input.prompt ? MAX_CONTENT_LENGTH : (input.max_length ?? DEFAULT_MAX_LENGTH);

@@ -171,6 +171,7 @@ describe.each(browsers)('page tools in %s', (name) => {
     const summaryRequest = fake.requests[1]!.body;
     expect(summaryRequest.messages[0].content).toContain('<request>Which plan is selected?</request>');
     expect(summaryRequest.messages[0].content).toContain('Grace Hopper');
-    expect(lastToolResult(fake.requests[2]!.body).content).toMatchObject({ content: 'The Pro plan is selected.', truncated: false });
+    // The summary is built from the page's text: it reaches the model fenced like the page would.
+    expect(lastToolResult(fake.requests[2]!.body).content).toMatchObject({ content: expect.stringMatching(/^<untrusted-content id="[0-9a-f]{24}" source="[^"]+form\.html">\nThe Pro plan is selected\.\n<\/untrusted-content id="[0-9a-f]{24}">$/), truncated: false });
   });
 });

@@ -78,6 +78,26 @@ export class PopupPage {
     );
   }
 
+  /** The approval card that waits (the oldest), once one shows: what it asks and why. */
+  async approval(timeout = 20_000): Promise<{ id: string; reason: string; tool: string; text: string; url: string; preview: string; choices: string[] }> {
+    await this.page.waitForSelector('[data-approval]', { timeout });
+    return this.page.$eval('[data-approval]', (el) => ({
+      id: el.getAttribute('data-approval')!,
+      reason: el.getAttribute('data-reason')!,
+      tool: el.getAttribute('data-tool')!,
+      text: el.querySelector('.text')?.textContent ?? '',
+      url: el.querySelector('[data-approval-url]')?.textContent ?? '',
+      preview: el.querySelector('[data-approval-preview]')?.textContent ?? '',
+      choices: [...el.querySelectorAll('button[data-choice]')].map((b) => b.getAttribute('data-choice')!),
+    }));
+  }
+
+  /** Clicks a button of the approval card `id` and waits for the card to go. */
+  async answerApproval(id: string, choice: 'once' | 'always' | 'deny') {
+    await this.page.click(`[data-approval="${id}"] button[data-choice="${choice}"]`);
+    await this.waitForGone(`[data-approval="${id}"]`);
+  }
+
   async close() {
     await this.page.close();
   }
