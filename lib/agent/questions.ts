@@ -4,10 +4,18 @@
  * conversation can answer (the first answer wins; a second is told it came too late); while one
  * waits the toolbar badge says so, and when no popup shows the conversation a notification does.
  */
+import * as v from 'valibot';
 import type { Attention } from '../contracts/ports';
 import type { ApprovalDetails } from '../contracts/permissions';
 import type { ApprovalAnswer, PendingQuestion, QuestionAnswer, QuestionInput, UserReply } from '../contracts/questions';
 import type { RunEvent } from '../contracts/run-events';
+
+const ReplySchema = v.union([
+  v.strictObject({ text: v.string() }),
+  v.strictObject({ selected: v.array(v.string()) }),
+  v.strictObject({ decline: v.literal(true) }),
+  v.strictObject({ approval: v.picklist(['once', 'always', 'deny']) }),
+]);
 
 interface Waiting {
   question: PendingQuestion;
@@ -89,6 +97,8 @@ export class QuestionBoard {
 
   /** Throws with a sentence for the user when the reply does not fit the question. */
   answer(conversationId: string, questionId: string, reply: UserReply): void {
+    // The reply crossed a message channel: its shape is checked, not trusted.
+    if (!v.is(ReplySchema, reply)) throw new Error('The answer is not one this card takes.');
     const entry = this.waiting.get(questionId);
     if (!entry || entry.question.conversationId !== conversationId) {
       throw new Error('This question is no longer waiting for an answer (it was answered elsewhere, timed out or stopped).');

@@ -66,7 +66,12 @@ export const openTab = defineTool({
     wait_until_loaded: v.optional(v.pipe(v.boolean('must be true or false'), v.description('Wait for the page to load (default true)'))),
   }),
   // The address leaves the machine with the request, and the page runs as the user's.
-  targets: (input) => [{ access: 'act', url: input.url.trim(), navigates: true }],
+  // A URL that cannot be opened anyway is refused before anyone is asked; file: is the policy's to decide.
+  targets: (input) => {
+    const verdict = checkOpenableUrl(input.url, { fileAccess: true });
+    if (!verdict.ok) throw new ToolError(`Cannot open that URL: ${verdict.reason}`);
+    return [{ access: 'act', url: verdict.url, navigates: true }];
+  },
   async run(input, ctx) {
     const verdict = checkOpenableUrl(input.url, { fileAccess: await ctx.env.tabs.fileAccessAllowed() });
     if (!verdict.ok) throw new ToolError(`Cannot open that URL: ${verdict.reason}`);

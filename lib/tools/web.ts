@@ -6,6 +6,7 @@
 import * as v from 'valibot';
 import { DEFAULT_MAX_LENGTH, MAX_CONTENT_LENGTH } from '../extract/limits';
 import { engineUrl, runSearch } from '../search-engines/run';
+import { checkFetchUrl } from '../web/address-policy';
 import { cutAtLineEnd, fetchReadable } from '../web/fetch-page';
 import { builtinFacts } from './catalog';
 import { defineTool, fenceWithin, type ToolContext } from './registry';
@@ -33,7 +34,8 @@ export const webFetch = defineTool({
     prompt: v.optional(v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'), v.maxLength(10_000, 'must be at most 10000 characters'), v.description('Summary prompt: when given, the model distils the fetched content for it'))),
     max_length: v.optional(v.pipe(fetchMaxLength, v.description('Maximum characters of content'))),
   }),
-  targets: (input) => [{ access: 'send', url: input.url.trim() }],
+  // A URL web_fetch would refuse anyway (not http, a private address) is refused before anyone is asked.
+  targets: (input, ctx) => [{ access: 'send', url: checkFetchUrl(input.url.trim(), { allowPrivate: ctx.env.settings.allowPrivateNetwork }).href }],
   fenceResult: (result, fence, input) => {
     const r = result as { final_url: string; content: string; truncated: boolean };
     const { text, cut } = fenceWithin(fence, r.content, r.final_url, input.max_length);

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultPermissions } from '../../lib/contracts/permissions';
-import { lastToolResult, text, toolCall } from '../harness/fake-anthropic';
+import { rawToolResult, text, toolCall } from '../harness/fake-anthropic';
 import { attackerOrigin, loadInjectionCorpus, pageUrl, placeholderValues, siteOrigin, substitute, type InjectionAttack } from '../harness/injection-corpus';
 import { setSettings, setSkills } from '../harness/popup';
 import { RecordingServer } from '../harness/recording-server';
@@ -88,7 +88,7 @@ for (const name of ['chromium', 'firefox'] as const) {
         await popup.answerApproval(held.id, 'deny');
         await popup.waitForAssistantText(final, 40_000);
 
-        const results = fake.requests.slice(start + 1).map((r) => lastToolResult(r.body));
+        const results = fake.requests.slice(start + 1).map((r) => rawToolResult(r.body));
         const readResult = results[seed.length]!;
         const actionResult = results[seed.length + 1]!;
         const readText = JSON.stringify(readResult.content);

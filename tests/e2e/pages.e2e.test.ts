@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BrowserName } from '../harness/browsers';
-import { lastToolResult, text, toolCall } from '../harness/fake-anthropic';
+import { lastToolResult, rawToolResult, text, toolCall } from '../harness/fake-anthropic';
 import { agentSession } from '../harness/session';
 import { until } from '../harness/until';
 
@@ -172,6 +172,6 @@ describe.each(browsers)('page tools in %s', (name) => {
     expect(summaryRequest.messages[0].content).toContain('<request>Which plan is selected?</request>');
     expect(summaryRequest.messages[0].content).toContain('Grace Hopper');
     // The summary is built from the page's text: it reaches the model fenced like the page would.
-    expect(lastToolResult(fake.requests[2]!.body).content).toMatchObject({ content: expect.stringMatching(/^<untrusted-content id="[0-9a-f]{24}" source="[^"]+form\.html">\nThe Pro plan is selected\.\n<\/untrusted-content id="[0-9a-f]{24}">$/), truncated: false });
+    expect(rawToolResult(fake.requests[2]!.body).content).toMatchObject({ content: expect.stringMatching(/^<untrusted-content id="[0-9a-f]{24}" source="[^"]+form\.html">\nThe Pro plan is selected\.\n<\/untrusted-content id="[0-9a-f]{24}">$/), truncated: false });
   });
 });

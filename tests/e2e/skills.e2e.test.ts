@@ -250,10 +250,17 @@ describe.each(browsers)('skills in %s', (name) => {
       { name: 'whatsapp_send', skill_type: 'builtin', config: {} },
     ]);
     const start = graph.requests.length;
-    const results = await session.agentRuns([
+    const running = session.agentRuns([
       () => ({ name: 'instagram_post', input: { image_url: 'https://example.com/cat.jpg', caption: 'A cat' } }),
       () => ({ name: 'whatsapp_send', input: { to: '+49 151 1234-5678', text: 'Hello' } }),
     ]);
+    // Irreversible: each asks, whatever the permissions say, and only "Allow once" is offered.
+    for (const tool of ['instagram_post', 'whatsapp_send']) {
+      const asked = await popup.approval();
+      expect(asked).toMatchObject({ tool, reason: 'irreversible', choices: ['deny', 'once'] });
+      await popup.answerApproval(asked.id, 'once');
+    }
+    const results = await running;
     const calls = graph.requests.slice(start);
     expect(calls.map((r) => `${r.method} ${r.id}/${r.edge}`)).toEqual(['POST 17841400000/media', 'POST 17841400000/media_publish', 'POST 1055500000/messages']);
     expect(calls[0]!.params).toMatchObject({ image_url: 'https://example.com/cat.jpg', caption: 'A cat' });

@@ -73,8 +73,37 @@ export function routed(parent: (ScriptedReply | ReplyFn)[], subs: Record<string,
   };
 }
 
-/** The text of the latest tool_result in a request body, parsed as JSON when it is JSON. */
+const FENCED = /^<untrusted-content id="([0-9a-f]{24})"(?: source="[^"]*")?>\n([\s\S]*)\n<\/untrusted-content id="\1">$/;
+
+/**
+ * `value` with the policy's untrusted-content fences taken off every string that is one fence:
+ * the tools' e2e suites check what a tool returns, the injection suite and the pages suite that
+ * it arrives fenced (rawToolResult).
+ */
+export function unfence<T>(value: T): T {
+  if (typeof value === 'string') return (FENCED.exec(value)?.[2] ?? value) as T;
+  if (Array.isArray(value)) return value.map(unfence) as T;
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unfence(v)])) as T;
+  return value;
+}
+
+/** The latest tool_result in a request body, parsed as JSON when it is JSON, its fences taken off. */
 export function lastToolResult(body: any): { content: any; isError: boolean } {
+  const r = rawToolResult(body);
+  // A skill's whole answer is one fence around its JSON: take it off, then parse.
+  if (typeof r.content === 'string') {
+    const inner = unfence(r.content);
+    try {
+      return { content: unfence(JSON.parse(inner)), isError: r.isError };
+    } catch {
+      return { content: inner, isError: r.isError };
+    }
+  }
+  return { content: unfence(r.content), isError: r.isError };
+}
+
+/** The latest tool_result as the model received it (fences included), parsed as JSON when it is JSON. */
+export function rawToolResult(body: any): { content: any; isError: boolean } {
   const last = body?.messages?.at(-1);
   const block = (last?.content ?? []).filter((b: any) => b.type === 'tool_result').at(-1);
   if (!block) throw new Error('fake model: the request has no tool_result');

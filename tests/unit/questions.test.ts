@@ -32,6 +32,7 @@ describe('QuestionBoard', () => {
     const q = asked();
     expect(q).toMatchObject({ approval: details, question: 'Pagewright wants to send data to evil.example.' });
     expect(() => b.answer('c1', q.id, { text: 'yes' })).toThrow(/Allow once, Always or Deny/);
+    for (const bad of [null, {}, { approval: 'sure' }, { approval: 'once', extra: 1 }, 'once']) expect(() => b.answer('c1', q.id, bad as never)).toThrow(/not one this card takes/);
     b.answer('c1', q.id, { approval: 'deny' });
     expect(() => b.answer('c1', q.id, { approval: 'once' })).toThrow(/no longer waiting/);
     await expect(pending).resolves.toEqual({ choice: 'deny' });
