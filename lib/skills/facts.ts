@@ -16,18 +16,18 @@ export type SkillKind = Exclude<SkillType, 'builtin'> | BuiltinFunction;
 const GENERAL = ['general'] as const;
 
 export const SKILL_FACTS: Record<SkillKind, ToolKindFacts> = {
-  // The arguments go to a server the user configured.
-  mcp: { risk: 'send_off_machine', subAgents: GENERAL },
-  http: { risk: 'send_off_machine', subAgents: GENERAL },
+  // The arguments go to a server the user configured; its answer is that server's text.
+  mcp: { risk: 'send_off_machine', subAgents: GENERAL, thirdPartyText: true },
+  http: { risk: 'send_off_machine', subAgents: GENERAL, thirdPartyText: true },
   // The user's reviewed code, in the sandbox: no network, no storage, no page.
   function: { risk: 'run_isolated', subAgents: GENERAL },
   // Read-only SQL on the database files imported into the extension.
   database: { risk: 'read_local', subAgents: GENERAL },
-  web_search: { risk: 'send_off_machine', subAgents: GENERAL },
+  web_search: { risk: 'send_off_machine', subAgents: GENERAL, thirdPartyText: true },
   journal_write: { risk: 'write_local', subAgents: GENERAL },
   // A remote profile receives the task, a local one runs as a general sub-agent: the call's class
   // follows the profile it names (riskOf), up to anything a general sub-agent may do.
-  delegate_to_agent: { risk: 'irreversible_external', subAgents: [], spawnsAgent: true },
+  delegate_to_agent: { risk: 'irreversible_external', subAgents: [], spawnsAgent: true, thirdPartyText: true },
   instagram_post: { risk: 'irreversible_external', subAgents: GENERAL },
   whatsapp_send: { risk: 'irreversible_external', subAgents: GENERAL },
   // Draws an SVG and saves it in the workspace.

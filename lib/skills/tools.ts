@@ -25,9 +25,8 @@ export interface SkillTools {
 }
 
 /**
- * What the policy needs of a remote skill's tools: the server the arguments go to (a target, so
- * the approval card names it and the exfiltration guard can check it) and that its answers are
- * third-party text. The server is the one the user configured, but what the model puts in the
+ * What the policy needs of a remote skill's tools besides their facts: the server the arguments
+ * go to (a target, so the approval card names it and the exfiltration guard can check it). The server is the one the user configured, but what the model puts in the
  * arguments is the model's choice — after reading a page, the page's.
  */
 function withDestination(def: ToolDefinition<any>, type: string, config: unknown): ToolDefinition<any> {
@@ -35,7 +34,6 @@ function withDestination(def: ToolDefinition<any>, type: string, config: unknown
   const { url, method } = config as { url: string; method?: string };
   return {
     ...def,
-    thirdPartyText: true,
     targets: def.targets ?? ((input: unknown) => [{ access: 'send', url: method === 'GET' ? withQuery(url, input) : url, preview: JSON.stringify(input ?? {}, null, 2) }]),
   };
 }

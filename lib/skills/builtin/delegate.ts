@@ -68,6 +68,13 @@ export async function delegateToAgentTool(skill: SkillRecord, config: BuiltinCon
       if (!profile) return facts.risk;
       return profile.a2a_url.trim() ? 'send_off_machine' : scope.subAgentRisk('general', profile.tools);
     },
+    // A remote agent receives the task and its context: a send to its server. A local one runs
+    // as a sub-agent whose every call meets the policy itself.
+    async targets(input: DelegateInput) {
+      const profile = findProfile(await services.profiles(), keyOf(input));
+      const url = profile?.a2a_url.trim();
+      return url ? [{ access: 'send' as const, url, preview: input.context ? `${input.task}\n\nContext:\n${input.context}` : input.task }] : [];
+    },
     async run(input: DelegateInput, ctx) {
       const all = await services.profiles();
       const key = keyOf(input);
