@@ -4,6 +4,8 @@ import { lastToolResult, text, toolCall } from '../harness/fake-anthropic';
 import { searchRequests } from '../harness/fixture-server';
 import { setSettings } from '../harness/popup';
 import { agentSession } from '../harness/session';
+import { siteUrl } from '../harness/sites';
+import { until } from '../harness/until';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
 
@@ -111,6 +113,27 @@ describe.each(browsers)('web_fetch and web_search in %s', (name) => {
     const [allowed] = await agentRuns([fetchOf('/web/article.html')]);
     expect(allowed!.isError).toBe(false);
     expect(allowed!.content.content).toContain('How lighthouses work');
+  });
+
+  it('reaches the test sites by name: a tab loads one, and web_fetch reads it', async () => {
+    const shop = `${siteUrl(fixtures.url, 'shop')}/index.html`;
+    const id = await session.popup.page.evaluate(async (url) => {
+      const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+      return (await api.tabs.create({ url, active: false })).id as number;
+    }, shop);
+    await until(async () => (await session.tabs()).some((t) => t.id === id && t.url === shop && t.status === 'complete' && t.title === 'Pagewright fixture'), {
+      timeout: 20_000,
+      what: `the tab to load ${shop}`,
+    });
+    const [page] = await agentRuns([() => ({ name: 'web_fetch', input: { url: `${siteUrl(fixtures.url, 'news')}/fixture-note.txt` } })]);
+    expect(page).toMatchObject({ isError: false, content: { content: 'A plain text file.\nSecond line, as is.\n' } });
+    const port = new URL(fixtures.url).port;
+    expect(fixtures.requests).toEqual(
+      expect.arrayContaining([
+        { host: `shop.pagewright.test:${port}`, path: '/index.html' },
+        { host: `news.pagewright.test:${port}`, path: '/fixture-note.txt' },
+      ]),
+    );
   });
 
   it('summarises with a prompt', async () => {
