@@ -55,6 +55,13 @@ export default defineConfig({
       'scripting',
       // ask_user: a question that waits while the popup is closed shows as a notification.
       'notifications',
+      // web_fetch: the address each answer came from (webRequest's details.ip, read by
+      // non-blocking listeners on the extension's own requests), so that a public name resolving
+      // to this computer or the local network is not read. The URL alone cannot show it.
+      'webRequest',
+      // Firefox: web_fetch resolves the name first (dns.resolve) and refuses a private address
+      // before anything is sent. Chrome has no such API outside its dev channel.
+      ...(browser === 'firefox' ? ['dns'] : []),
       // Chrome: execute_script on pages whose CSP forbids eval runs through userScripts.execute,
       // available once the user turns on "Allow User Scripts" for Pagewright.
       ...(browser === 'firefox' ? [] : ['userScripts']),

@@ -47,6 +47,7 @@ export function startServices(adapters: BrowserAdapters): BackgroundServices {
         dom: adapters.dom,
         database: adapters.database,
         fetch,
+        addresses: adapters.addresses,
         workspace: openWorkspace,
         skillProposals: storeProposals(skillStore),
       },

@@ -2,6 +2,8 @@ import type { Attention, KeepAlive } from '../contracts/ports';
 import type { DatabaseHost } from '../database/host';
 import { CHROME_DEFAULT_ENGINE, offscreenSandboxHost, workerSandboxHost, type SandboxEngine } from '../sandbox';
 import type { SandboxHost } from '../sandbox/types';
+import type { ResolvedAddresses } from '../web/answer-address';
+import { firefoxDnsLookup, webRequestAddresses } from './addresses';
 import { createAttention } from './attention';
 import { inPageDatabaseHost, offscreenDatabaseHost } from './database-host';
 import { inPageDomHost, offscreenDomHost, type DomHost } from './dom-host';
@@ -24,6 +26,8 @@ export interface BrowserAdapters {
   /** Where database skills' queries run. */
   database: DatabaseHost;
   attention: Attention;
+  /** Where web_fetch's answers came from (webRequest), and Firefox's resolver to ask first. */
+  addresses: ResolvedAddresses;
 }
 
 /**
@@ -44,5 +48,6 @@ export function createAdapters(): BrowserAdapters {
     dom: serviceWorker ? offscreenDomHost() : inPageDomHost(),
     database: serviceWorker ? offscreenDatabaseHost() : inPageDatabaseHost(),
     attention: createAttention(),
+    addresses: webRequestAddresses(firefox ? firefoxDnsLookup() : undefined),
   };
 }

@@ -10,9 +10,10 @@ import type { SandboxHost } from '../sandbox/types';
 import type { Workspace } from '../workspace';
 import type { Settings } from '../settings';
 import type { SkillProposals } from '../skills/proposals';
+import { detachedAddresses, type ResolvedAddresses } from '../web/answer-address';
 
 /** What the browser gives tools: the adapters chosen at start-up, and the network. */
-export type BrowserEnv = Pick<ToolEnv, 'tabs' | 'pages' | 'sandbox' | 'dom' | 'database' | 'fetch' | 'workspace' | 'skillProposals'>;
+export type BrowserEnv = Pick<ToolEnv, 'tabs' | 'pages' | 'sandbox' | 'dom' | 'database' | 'fetch' | 'addresses' | 'workspace' | 'skillProposals'>;
 
 /** What tools reach the browser and the model through; built per run by the run manager. */
 export interface ToolEnv {
@@ -25,6 +26,8 @@ export interface ToolEnv {
   database: DatabaseHost;
   /** The network, for web_fetch and web_search (tests give a fake). */
   fetch: typeof fetch;
+  /** Where web_fetch's answers came from, as the browser reports it (detached: nothing to watch). */
+  addresses: ResolvedAddresses;
   /** The private OPFS workspace of the opfs_* tools. */
   workspace(): Promise<Workspace>;
   /** Function skills the model proposes, saved for the user's review. */
@@ -53,6 +56,7 @@ export function detachedEnv(settings: Settings): ToolEnv {
     dom: trap<DomHost>('dom'),
     database: trap<DatabaseHost>('database'),
     fetch: missing('fetch') as typeof fetch,
+    addresses: detachedAddresses,
     workspace: missing('workspace') as ToolEnv['workspace'],
     skillProposals: trap<SkillProposals>('skillProposals'),
     settings,

@@ -45,6 +45,7 @@ export const webFetch = defineTool({
     const limit = input.prompt ? MAX_CONTENT_LENGTH : (input.max_length ?? DEFAULT_MAX_LENGTH);
     const page = await fetchReadable(input.url, {
       fetch: ctx.env.fetch,
+      addresses: ctx.env.addresses,
       htmlToMarkdown: (request) => ctx.env.dom.htmlToMarkdown(request),
       allowPrivate: ctx.env.settings.allowPrivateNetwork,
       maxLength: limit,

@@ -5,10 +5,11 @@
  * servers or a cloud metadata endpoint. Loopback, private, link-local and local-network names
  * are refused unless the caller allows them.
  *
- * Limits — what this check cannot see:
- * - DNS. An extension has no resolver API, so a public name that resolves to 127.0.0.1 or
- *   10.0.0.5 (a misconfigured or hostile DNS record, DNS rebinding, services such as
- *   127.0.0.1.nip.io) passes. Only literal IP addresses and well-known local names are caught.
+ * Limits — what the URL alone cannot show:
+ * - DNS. A public name that resolves to 127.0.0.1 or 10.0.0.5 (a misconfigured or hostile DNS
+ *   record, DNS rebinding, services such as 127.0.0.1.nip.io) passes here: only literal IP
+ *   addresses and well-known local names are caught. The address an answer actually came from,
+ *   as the browser reports it, is judged by `privateIpReason` below (answer-address.ts).
  * - Redirects. A public URL may redirect to a private one; the caller must check every hop
  *   (or at least `response.url`) again.
  * - Proxies and the hosts file: what a name means on the user's machine is not visible here.
@@ -79,6 +80,27 @@ export function privateAddressReason(url: URL): string | null {
   const ip = parseCanonicalIpv4(host);
   if (ip) return ipv4Reason(ip);
   return nameReason(host);
+}
+
+/**
+ * Why an IP address as the browser reports it ("127.0.0.1", "::ffff:7f00:1", "[fe80::1]") is a
+ * loopback, private, link-local or otherwise local address; null for a public one, and
+ * undefined when `ip` is not an IP address at all (the caller cannot trust such a report).
+ */
+export function privateIpReason(ip: string): string | null | undefined {
+  const text = ip.trim().toLowerCase();
+  const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
+  const v4 = parseCanonicalIpv4(bare);
+  if (v4) return ipv4Reason(v4);
+  if (!bare.includes(':')) return undefined;
+  const groups = parseIpv6(bare);
+  return groups ? ipv6Reason(groups) : undefined;
+}
+
+/** Whether a URL's host is an IP address rather than a name (what the URL says is where it connects). */
+export function isIpHost(url: URL): boolean {
+  const host = url.hostname;
+  return (host.startsWith('[') && host.endsWith(']')) || parseCanonicalIpv4(host) !== null;
 }
 
 /**
@@ -226,6 +248,13 @@ function ipv6Reason(g: number[]): string | null {
     const inner = ipv4Reason([b >> 8, b & 0xff, c >> 8, c & 0xff]);
     return inner ? `a 6to4 form of ${inner}` : null;
   }
+  // ::ffff:0:a.b.c.d (IPv4-translated, RFC 6145) is an IPv4 target through a translator.
+  if (a === 0 && b === 0 && c === 0 && d === 0 && e === 0xffff && f === 0) {
+    const inner = ipv4Reason(embedded());
+    return inner ? `an IPv6 form of ${inner}` : null;
+  }
+  // 64:ff9b:1::/48 is NAT64 run by the local network itself (RFC 8215), whatever it embeds.
+  if (a === 0x64 && b === 0xff9b && c === 1) return 'a local-use NAT64 address (64:ff9b:1::/48, a translator on the local network)';
   if ((a & 0xfe00) === 0xfc00) return 'a unique-local IPv6 address (fc00::/7, a private network)';
   if ((a & 0xffc0) === 0xfe80) return 'a link-local IPv6 address (fe80::/10)';
   if ((a & 0xffc0) === 0xfec0) return 'a site-local IPv6 address (fec0::/10, a private network)';

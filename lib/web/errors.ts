@@ -8,6 +8,10 @@ export type WebFetchErrorCode =
   | 'blocked_port'
   /** A public URL redirected to the user's own machine or network. */
   | 'private_redirect'
+  /** A name resolved to the user's own machine or network (before the request, or as its answer showed). */
+  | 'private_answer'
+  /** The browser did not report where the answer came from, so it was discarded. */
+  | 'unverified_answer'
   /** No answer within the contract's 30 s. */
   | 'timeout'
   /** The request failed (DNS, refused, TLS). */

@@ -5,7 +5,8 @@
  * for binary). Failures are WebFetchErrors written for the model.
  */
 import type { FetchedPage, FetchedPageRequest } from '../extract/fetched';
-import { checkFetchUrl, privateAddressReason } from './address-policy';
+import { checkFetchUrl, isIpHost, privateAddressReason } from './address-policy';
+import { ANSWER_REPORT_GRACE_MS, answerProblem, answerProblemError, detachedAddresses, resolvedPrivateError, resolvedProblem, type ResolvedAddresses } from './answer-address';
 import { MAX_BODY_BYTES, readBodyCapped } from './body';
 import { decodeBody } from './charset';
 import { readableFromBytes } from './convert';
@@ -16,6 +17,8 @@ import { agentRequest, fetchFailure, withTimeout, type FetchFn } from './request
 
 export interface FetchPageOptions {
   fetch: FetchFn;
+  /** Where the answers came from, as the browser reports it (default: nothing to watch). */
+  addresses?: ResolvedAddresses;
   /** HTML → Markdown, where a DOM is (Chrome's offscreen document, Firefox's background page). */
   htmlToMarkdown(request: FetchedPageRequest): Promise<FetchedPage>;
   /** Let loopback, private-network and local names through (a user setting). */
@@ -43,13 +46,9 @@ export interface FetchedReadable {
 export async function fetchReadable(rawUrl: string, options: FetchPageOptions): Promise<FetchedReadable> {
   const { allowPrivate, maxLength } = options;
   const url = checkFetchUrl(rawUrl, { allowPrivate });
+  const addresses = options.addresses ?? detachedAddresses;
   const signal = withTimeout(options.signal);
-  let response: Response;
-  try {
-    response = await agentRequest(options.fetch, url.href, signal);
-  } catch (e) {
-    throw fetchFailure(e, url.href, signal, options.signal);
-  }
+  const response = allowPrivate ? await request(options, url, signal) : await requestOnPublicAddresses(options, addresses, url, signal);
   const finalUrl = response.url || url.href;
   // Redirects are followed by the browser, so a public URL may land on a private one; an
   // extension cannot stop that hop (fetch's 'manual' mode hides the Location), only the answer.
@@ -95,6 +94,54 @@ export async function fetchReadable(rawUrl: string, options: FetchPageOptions): 
     bodyCapped: body.capped,
     notes,
   };
+}
+
+async function request(options: FetchPageOptions, url: URL, signal: AbortSignal): Promise<Response> {
+  try {
+    return await agentRequest(options.fetch, url.href, signal);
+  } catch (e) {
+    throw fetchFailure(e, url.href, signal, options.signal);
+  }
+}
+
+/**
+ * The request, refused or discarded when a name turns out to mean the user's own computer or
+ * network: before sending where the browser can resolve (Firefox), and in every browser by
+ * the address each answer (every redirect hop, and the final one) was received from. The
+ * answer is checked before its body is read, so a refused body is never returned, not even
+ * the start of it an HTTP error would quote. In Chrome the request itself has been made by
+ * then: an extension cannot resolve a name first there, nor stop a redirect hop.
+ */
+async function requestOnPublicAddresses(options: FetchPageOptions, addresses: ResolvedAddresses, url: URL, signal: AbortSignal): Promise<Response> {
+  if (!isIpHost(url)) {
+    // The lookup takes no signal; the user's stop and the time limit must still end the wait.
+    const stopped = new Promise<never>((_, reject) => {
+      const fail = () => reject(fetchFailure(signal.reason, url.href, signal, options.signal));
+      if (signal.aborted) fail();
+      else signal.addEventListener('abort', fail, { once: true });
+    });
+    stopped.catch(() => {});
+    const resolved = await Promise.race([addresses.lookup(url.hostname), stopped]);
+    const problem = resolved && resolvedProblem(resolved);
+    if (problem) throw resolvedPrivateError(url.hostname, problem.ip, problem.reason);
+  }
+  const watch = await addresses.watch(url.href);
+  try {
+    const response = await request(options, url, signal);
+    if (!watch) return response;
+    const problem = answerProblem(await watch.settled(ANSWER_REPORT_GRACE_MS, signal), response.url || url.href);
+    if (signal.aborted) {
+      void response.body?.cancel().catch(() => {});
+      throw fetchFailure(signal.reason, url.href, signal, options.signal);
+    }
+    if (problem) {
+      void response.body?.cancel().catch(() => {});
+      throw answerProblemError(problem, url.href);
+    }
+    return response;
+  } finally {
+    watch?.stop();
+  }
 }
 
 /** Cuts at a line end near `max` when there is one, so a cut rarely splits a line. */

@@ -4,6 +4,8 @@ import { lastToolResult, text, toolCall } from '../harness/fake-anthropic';
 import { searchRequests } from '../harness/fixture-server';
 import { setSettings } from '../harness/popup';
 import { agentSession } from '../harness/session';
+import { siteUrl } from '../harness/sites';
+import { until } from '../harness/until';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
 
@@ -111,6 +113,58 @@ describe.each(browsers)('web_fetch and web_search in %s', (name) => {
     const [allowed] = await agentRuns([fetchOf('/web/article.html')]);
     expect(allowed!.isError).toBe(false);
     expect(allowed!.content.content).toContain('How lighthouses work');
+  });
+
+  it('reaches the test sites by name: a tab loads one, and web_fetch reads it', async () => {
+    const shop = `${siteUrl(fixtures.url, 'shop')}/index.html`;
+    const id = await session.popup.page.evaluate(async (url) => {
+      const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+      return (await api.tabs.create({ url, active: false })).id as number;
+    }, shop);
+    await until(async () => (await session.tabs()).some((t) => t.id === id && t.url === shop && t.status === 'complete' && t.title === 'Pagewright fixture'), {
+      timeout: 20_000,
+      what: `the tab to load ${shop}`,
+    });
+    const [page] = await agentRuns([() => ({ name: 'web_fetch', input: { url: `${siteUrl(fixtures.url, 'news')}/fixture-note.txt` } })]);
+    expect(page).toMatchObject({ isError: false, content: { content: 'A plain text file.\nSecond line, as is.\n' } });
+    const port = new URL(fixtures.url).port;
+    expect(fixtures.requests).toEqual(
+      expect.arrayContaining([
+        { host: `shop.pagewright.test:${port}`, path: '/index.html' },
+        { host: `news.pagewright.test:${port}`, path: '/fixture-note.txt' },
+      ]),
+    );
+  });
+
+  it('refuses a name that resolves to this computer, by the address it answered from; reads it once allowed', async () => {
+    // rebind.pagewright.test resolves to 127.0.0.1, as a hostile DNS record would make it.
+    const rebind = `${siteUrl(fixtures.url, 'rebind')}/web/article.html`;
+    const viaRedirect = `${siteUrl(fixtures.url, 'news')}/web/redirect-to?to=${encodeURIComponent(rebind)}`;
+    await setSettings(session.popup.page, { allowPrivateNetwork: false });
+    const asked = fixtures.requests.length;
+    const [direct, redirected] = await agentRuns([() => ({ name: 'web_fetch', input: { url: rebind } }), () => ({ name: 'web_fetch', input: { url: viaRedirect } })]);
+    expect(direct).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/^rebind\.pagewright\.test resolved to a loopback address \(127\.0\.0\.1\); Pagewright does not read the local network unless the user allows it in Settings/),
+    });
+    expect(redirected).toMatchObject({ isError: true, content: expect.stringMatching(/pagewright\.test resolved to a loopback address \(127\.0\.0\.1\)/) });
+    for (const refused of [direct, redirected]) expect(JSON.stringify(refused)).not.toMatch(/lighthouse|Fresnel/i);
+    const sent = fixtures.requests.slice(asked).filter((r) => r.host.includes('.pagewright.test'));
+    if (name === 'firefox') {
+      // Firefox resolved the names first (dns.resolve) and sent nothing.
+      expect(sent).toEqual([]);
+    } else {
+      // Chromium cannot resolve first: the requests were made (the redirect followed too), their
+      // answers discarded unread.
+      expect(sent.map((r) => r.host.split(':')[0])).toEqual(['rebind.pagewright.test', 'news.pagewright.test', 'rebind.pagewright.test']);
+    }
+
+    await setSettings(session.popup.page, { allowPrivateNetwork: true });
+    fake.reset();
+    const [allowed, allowedRedirect] = await agentRuns([() => ({ name: 'web_fetch', input: { url: rebind } }), () => ({ name: 'web_fetch', input: { url: viaRedirect } })]);
+    expect(allowed).toMatchObject({ isError: false, content: { final_url: rebind } });
+    expect(allowed!.content.content).toContain('How lighthouses work');
+    expect(allowedRedirect).toMatchObject({ isError: false, content: { final_url: rebind } });
   });
 
   it('summarises with a prompt', async () => {

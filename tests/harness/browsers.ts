@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { SITE_DOMAIN, SITE_HOSTS } from './sites';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CHROME_BUILD = path.join(root, '.output/chrome-mv3');
@@ -31,6 +32,8 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
   '--no-first-run',
   '--lang=en-US',
+  // The test sites (sites.ts): every name under pagewright.test is 127.0.0.1, the port kept.
+  `--host-resolver-rules=MAP *.${SITE_DOMAIN} 127.0.0.1`,
 ];
 
 export async function launch(name: BrowserName): Promise<ExtensionBrowser> {
@@ -112,6 +115,10 @@ async function launchFirefox(): Promise<ExtensionBrowser> {
       'intl.locale.requested': 'en-US',
       'browser.shell.checkDefaultBrowser': false,
       'datareporting.policy.dataSubmissionEnabled': false,
+      // The test sites (sites.ts). Listed names resolve as "localhost" does (dns.resolve gives
+      // 127.0.0.1, then ::1); exact names only, no wildcard: any other name under the domain is
+      // an unknown host. (network.dns.forceResolve would send every name to one address.)
+      'network.dns.localDomains': SITE_HOSTS.join(','),
     },
   });
   try {

@@ -77,6 +77,10 @@ const ROUTES: Record<string, (req: http.IncomingMessage, res: http.ServerRespons
     const n = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('n') ?? '0');
     res.writeHead(302, { location: n > 1 ? `/web/redirect?n=${n - 1}` : '/web/article.html' }).end();
   },
+  // A redirect to any address (?to=URL): from one test site into another.
+  '/web/redirect-to': (req, res) => {
+    res.writeHead(302, { location: new URL(req.url ?? '/', 'http://x').searchParams.get('to') ?? '/' }).end();
+  },
   '/web/set-cookie': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'session=users-secret; Path=/; SameSite=Lax' }).end('<title>Cookie set</title><p>Signed in.</p>');
   },
@@ -131,6 +135,8 @@ const ROUTES: Record<string, (req: http.IncomingMessage, res: http.ServerRespons
 export class FixtureServer {
   private server?: http.Server;
   url = '';
+  /** Every request this server was sent, with the Host it named (the test sites share the server). */
+  readonly requests: { host: string; path: string }[] = [];
 
   async start(): Promise<string> {
     this.server = http.createServer((req, res) => void this.handle(req, res));
@@ -145,6 +151,7 @@ export class FixtureServer {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
+    this.requests.push({ host: req.headers.host ?? '', path: req.url ?? '/' });
     const url = new URL(req.url ?? '/', 'http://x');
     const route = ROUTES[url.pathname];
     if (route) return route(req, res);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkFetchUrl, privateAddressReason } from '../../lib/web/address-policy';
+import { checkFetchUrl, isIpHost, privateAddressReason, privateIpReason } from '../../lib/web/address-policy';
 import { WebFetchError } from '../../lib/web/errors';
 
 const reason = (raw: string) => privateAddressReason(new URL(raw));
@@ -82,6 +82,56 @@ describe('privateAddressReason', () => {
 
   it('does not see DNS: a public-looking name that resolves to loopback passes', () => {
     expect(reason('http://127.0.0.1.nip.io/')).toBeNull();
+  });
+});
+
+describe('privateIpReason (an address as webRequest reports it)', () => {
+  it.each([
+    ['127.0.0.1', /loopback/],
+    ['127.8.9.10', /loopback/],
+    ['0.0.0.0', /this network/],
+    ['10.0.0.5', /10\.0\.0\.0\/8/],
+    ['172.16.5.4', /172\.16\.0\.0\/12/],
+    ['192.168.1.1', /192\.168\.0\.0\/16/],
+    ['169.254.169.254', /link-local/],
+    ['169.254.0.1', /link-local/],
+    ['100.64.0.1', /shared-address-space/],
+    ['100.127.255.254', /shared-address-space/],
+    ['::1', /IPv6 loopback/],
+    ['[::1]', /IPv6 loopback/],
+    ['::', /unspecified/],
+    ['::ffff:127.0.0.1', /IPv6 form of a loopback/],
+    ['::ffff:7f00:1', /IPv6 form of a loopback/],
+    ['::FFFF:C0A8:0101', /IPv6 form of a private-network/],
+    ['::ffff:0:127.0.0.1', /IPv6 form of a loopback/],
+    ['64:ff9b::a9fe:a9fe', /IPv6 form of a link-local/],
+    ['64:ff9b:1::5', /local-use NAT64/],
+    ['fc00::1', /unique-local/],
+    ['fdff:ffff::1', /unique-local/],
+    ['fe80::1', /link-local IPv6/],
+    ['fe80::1%eth0', /link-local IPv6/],
+    ['febf:ffff::1', /link-local IPv6/],
+  ])('%s is local', (ip, why) => {
+    expect(privateIpReason(ip)).toMatch(why);
+  });
+
+  it.each(['93.184.216.34', '8.8.8.8', '100.63.255.255', '100.128.0.0', '169.253.255.255', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2001:db8::1', 'fbff::1', 'fe7f::1'])(
+    '%s is not',
+    (ip) => {
+      expect(privateIpReason(ip)).toBeNull();
+    },
+  );
+
+  it('says when the report is not an address at all, so the caller does not trust it', () => {
+    for (const junk of ['', 'localhost', '127.0.0.256', '1.2.3', ':::1', 'fe80::1::2', 'example.com']) expect(privateIpReason(junk), junk).toBeUndefined();
+  });
+
+  it('tells IP hosts from names', () => {
+    expect(isIpHost(new URL('http://127.0.0.1:8080/'))).toBe(true);
+    expect(isIpHost(new URL('http://[::1]/'))).toBe(true);
+    expect(isIpHost(new URL('http://2130706433/'))).toBe(true);
+    expect(isIpHost(new URL('http://rebind.example/'))).toBe(false);
+    expect(isIpHost(new URL('http://127.0.0.1.nip.io/'))).toBe(false);
   });
 });
 

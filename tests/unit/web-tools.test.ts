@@ -1,9 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { RequestLog } from '../../lib/browser/request-log';
 import { defaultSettings, type Settings } from '../../lib/settings';
-import { detachedEnv } from '../../lib/tools/env';
+import { detachedEnv, type ToolEnv } from '../../lib/tools/env';
 import { ToolRegistry, type ToolContext } from '../../lib/tools/registry';
 import { TaskBoard } from '../../lib/tools/task-board';
 import { webTools } from '../../lib/tools/web';
+import type { ResolvedAddresses } from '../../lib/web/answer-address';
 
 /** A response as fetch() gives it after redirects: `url` is where it ended. */
 function answer(body: BodyInit | null, init: ResponseInit & { url?: string } = {}): Response {
@@ -12,7 +14,7 @@ function answer(body: BodyInit | null, init: ResponseInit & { url?: string } = {
   return r;
 }
 
-function harness(respond: (url: string, init: RequestInit) => Response | Promise<Response>, settings: Partial<Settings> = {}) {
+function harness(respond: (url: string, init: RequestInit) => Response | Promise<Response>, settings: Partial<Settings> = {}, extra: Partial<ToolEnv> = {}) {
   const requests: { url: string; init: RequestInit }[] = [];
   const fetchFn = (async (input: RequestInfo | URL, init: RequestInit = {}) => {
     const url = String(input);
@@ -24,6 +26,7 @@ function harness(respond: (url: string, init: RequestInit) => Response | Promise
     fetch: fetchFn,
     dom: { htmlToMarkdown: async ({ html }: { html: string }) => ({ title: 'T', content: `converted ${html.length}`, truncated: false }), blobUrl: async () => ({ url: 'blob:x' }) },
     summarize: async (text: string, prompt: string) => `summary of ${text.length} chars for ${prompt}`,
+    ...extra,
   };
   const ctx: ToolContext = { conversationId: 'c', signal: new AbortController().signal, tasks: new TaskBoard(), env };
   const registry = new ToolRegistry(webTools);
@@ -131,6 +134,119 @@ describe('web_fetch', () => {
   it('lets private addresses through when the user allowed them', async () => {
     const { call } = harness(() => answer('local dev server', { headers: { 'content-type': 'text/plain' } }), { allowPrivateNetwork: true });
     expect((await call('web_fetch', { url: 'http://127.0.0.1:5173/' })).content).toMatchObject({ content: 'local dev server' });
+  });
+});
+
+/**
+ * The browser's network as web_fetch sees it: `dns` says what each name resolves to, the fake
+ * fetch follows `redirects`, and webRequest's events (with each hop's address) reach the log a
+ * little after fetch() resolved, as they do in the browsers. `resolvesFirst`: Firefox's dns API.
+ */
+function browserNetwork(dns: Record<string, string>, { resolvesFirst = false, redirects = {} as Record<string, string> } = {}) {
+  const log = new RequestLog();
+  const sent: string[] = [];
+  let ids = 0;
+  const addresses: ResolvedAddresses = {
+    lookup: async (host) => (resolvesFirst && dns[host] ? [dns[host]] : null),
+    watch: (url) => log.watch(url),
+  };
+  const respond = (start: string) => {
+    const requestId = String(++ids);
+    const hops = [start];
+    while (redirects[hops.at(-1)!]) hops.push(redirects[hops.at(-1)!]!);
+    sent.push(...hops);
+    setTimeout(() => {
+      hops.forEach((url, i) => {
+        const ip = dns[new URL(url).hostname];
+        log.record({ type: 'request', requestId, url });
+        if (i < hops.length - 1) log.record({ type: 'redirect', requestId, url, redirectUrl: hops[i + 1]!, ...(ip ? { ip } : {}) });
+        else log.record({ type: 'response', requestId, url, ...(ip ? { ip } : {}) });
+      });
+      log.record({ type: 'completed', requestId, url: hops.at(-1)! });
+    }, 10);
+    return answer(`the page at ${hops.at(-1)}: the router's admin password is hunter2`, { headers: { 'content-type': 'text/plain' }, url: hops.at(-1)! });
+  };
+  return { log, sent, addresses, respond };
+}
+
+describe('web_fetch checks the address each answer came from', () => {
+  it('discards the answer of a public name that resolved to this computer (Chrome: the request was made)', async () => {
+    const net = browserNetwork({ 'rebind.example': '127.0.0.1' });
+    const { call } = harness(net.respond, {}, { addresses: net.addresses });
+    const out = await call('web_fetch', { url: 'http://rebind.example/admin' });
+    expect(out).toEqual({
+      isError: true,
+      content:
+        'rebind.example resolved to a loopback address (127.0.0.1); Pagewright does not read the local network unless the user allows it in Settings (Let web_fetch reach this computer and the local network).',
+    });
+    expect(net.sent).toEqual(['http://rebind.example/admin']);
+    expect(net.log.size).toBe(0);
+  });
+
+  it('refuses before sending where the browser resolves first (Firefox)', async () => {
+    const net = browserNetwork({ 'nas.example': '192.168.1.5' }, { resolvesFirst: true });
+    const { call } = harness(net.respond, {}, { addresses: net.addresses });
+    const out = await call('web_fetch', { url: 'https://nas.example/' });
+    expect(out).toMatchObject({ isError: true, content: expect.stringMatching(/^nas\.example resolved to a private-network address \(192\.168\.1\.5\); Pagewright does not read/) });
+    expect(net.sent).toEqual([]);
+  });
+
+  it('still checks the answer when the name resolved to a public address first (the answer is what counts)', async () => {
+    const net = browserNetwork({ 'rebind.example': '127.0.0.1' }, { resolvesFirst: true });
+    // A DNS-rebinding server: public when asked first, this computer when connected to.
+    net.addresses.lookup = async () => ['93.184.216.34'];
+    const { call } = harness(net.respond, {}, { addresses: net.addresses });
+    const out = await call('web_fetch', { url: 'http://rebind.example/' });
+    expect(out).toMatchObject({ isError: true, content: expect.stringMatching(/^rebind\.example resolved to a loopback address \(127\.0\.0\.1\)/) });
+    expect(out.content).not.toContain('hunter2');
+  });
+
+  it('catches a redirect from a public site into the local network, and names it', async () => {
+    const net = browserNetwork({ 'public.example': '93.184.216.34', 'intranet.example': '10.1.2.3' }, { redirects: { 'https://public.example/go': 'http://intranet.example/wiki' } });
+    const { call } = harness(net.respond, {}, { addresses: net.addresses });
+    const out = await call('web_fetch', { url: 'https://public.example/go' });
+    expect(out).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/^https:\/\/public\.example\/go redirected to http:\/\/intranet\.example\/wiki: intranet\.example resolved to a private-network address \(10\.1\.2\.3\)/),
+    });
+    expect(out.content).not.toContain('hunter2');
+  });
+
+  it('reads answers from public addresses, two fetches of one URL at once included', async () => {
+    const net = browserNetwork({ 'example.com': '93.184.216.34' });
+    const { call } = harness(net.respond, {}, { addresses: net.addresses });
+    const [a, b] = await Promise.all([call('web_fetch', { url: 'https://example.com/x' }), call('web_fetch', { url: 'https://example.com/x' })]);
+    for (const out of [a, b]) expect(out).toMatchObject({ isError: false, content: { content: expect.stringContaining('https://example.com/x') } });
+    expect(net.sent).toHaveLength(2);
+    expect(net.log.size).toBe(0);
+  });
+
+  it('discards an answer whose address the browser never reported, for a name; not for an IP literal', async () => {
+    const log = new RequestLog(); // no event ever reaches it
+    const { call } = harness(() => answer('unchecked body', { headers: { 'content-type': 'text/plain' } }), {}, { addresses: { lookup: async () => null, watch: (url) => log.watch(url) } });
+    vi.useFakeTimers();
+    try {
+      const [name, literal] = [call('web_fetch', { url: 'https://example.com/' }), call('web_fetch', { url: 'http://93.184.216.34/' })];
+      await vi.advanceTimersByTimeAsync(5000);
+      expect(await name).toMatchObject({ isError: true, content: expect.stringMatching(/^The browser did not report which address example\.com answered from, so the answer was discarded/) });
+      expect((await name).content).not.toContain('unchecked body');
+      expect(await literal).toMatchObject({ isError: false, content: { content: 'unchecked body' } });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('neither resolves nor watches once the user allowed the local network', async () => {
+    const net = browserNetwork({ 'rebind.example': '127.0.0.1' }, { resolvesFirst: true });
+    const used: string[] = [];
+    const addresses: ResolvedAddresses = {
+      lookup: async (host) => (used.push(`lookup ${host}`), net.addresses.lookup(host)),
+      watch: async (url) => (used.push(`watch ${url}`), net.addresses.watch(url)),
+    };
+    const { call } = harness(net.respond, { allowPrivateNetwork: true }, { addresses });
+    const out = await call('web_fetch', { url: 'http://rebind.example/' });
+    expect(out).toMatchObject({ isError: false, content: { content: expect.stringContaining('hunter2') } });
+    expect(used).toEqual([]);
   });
 });
 
