@@ -12,7 +12,13 @@
 export const SITE_DOMAIN = 'pagewright.test';
 
 /** Every name tests may use under SITE_DOMAIN. */
-export const SITE_NAMES = ['shop', 'attacker', 'news', 'mail', 'docs', 'rebind'] as const;
+export const SITE_NAMES = [
+  'shop', 'attacker', 'news', 'mail', 'docs', 'rebind',
+  // The injection corpus's sites (tests/fixtures/injection/attacks.json).
+  'account', 'bank', 'blog', 'console', 'crm', 'forum', 'help', 'recipes', 'search', 'status', 'support', 'travel',
+  // The trust e2e's sites.
+  'alpha', 'beta', 'blocked', 'kept', 'operated', 'race', 'stopped', 'killed',
+] as const;
 
 export type SiteName = (typeof SITE_NAMES)[number];
 

@@ -483,3 +483,11 @@ describe.each(attacks)('attack $id', (a) => {
     expect(results.some((r) => `${r.title} ${r.snippet}`.includes(a.secret))).toBe(true);
   });
 });
+
+describe('the corpus sites resolve in the e2e browsers', () => {
+  it('every site an attack is served on is a mapped test site (Firefox maps listed names only)', async () => {
+    const { SITE_NAMES } = await import('../harness/sites');
+    const { loadInjectionCorpus } = await import('../harness/injection-corpus');
+    for (const a of loadInjectionCorpus().attacks) expect(SITE_NAMES as readonly string[]).toContain(a.site);
+  });
+});
