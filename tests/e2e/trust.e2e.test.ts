@@ -154,11 +154,10 @@ describe.each(browsers)('the trust policy in %s', (name) => {
     await popup.send('Open the race page');
     const asked = await popup.approval();
     const second = await PopupPage.open(session.ext);
-    await second.waitFor(`[data-approval="${asked.id}"]`);
-    await Promise.all([
-      popup.page.click(`[data-approval="${asked.id}"] button[data-choice="once"]`).catch(() => {}),
-      second.page.click(`[data-approval="${asked.id}"] button[data-choice="deny"]`).catch(() => {}),
-    ]);
+    await second.page.waitForFunction((id) => !!document.querySelector(`[data-approval="${id}"]`), { timeout: 15_000, polling: 100 }, asked.id);
+    // DOM clicks, both sent before either answer is back (the first popup is a background tab now).
+    const click = (p: PopupPage, choice: string) => p.page.$eval(`[data-approval="${asked.id}"] button[data-choice="${choice}"]`, (b) => (b as HTMLButtonElement).click());
+    await Promise.all([click(popup, 'once'), click(second, 'deny')]);
     await popup.waitForAssistantText('Race over.');
     await second.waitForAssistantText('Race over.');
     const decisionIn = (p: PopupPage) => p.page.$eval('details[data-tool="open_tab"] [data-decision]', (el) => el.getAttribute('data-decision'));
@@ -177,7 +176,7 @@ describe.each(browsers)('the trust policy in %s', (name) => {
     fake.script(toolCall('open_tab', { url: site('stopped') }), text('never'));
     await popup.send('Open it');
     await popup.approval();
-    await popup.page.click('button[aria-label="Stop"]');
+    await popup.page.$eval('button[aria-label="Stop"]', (b) => (b as HTMLButtonElement).click());
     await popup.waitForGone('[data-approval]');
     await popup.waitFor('[data-banner="stopped"]');
     expect(await popup.page.$eval('details[data-tool="open_tab"]', (el) => el.getAttribute('data-status'))).toBe('error');
@@ -193,7 +192,7 @@ describe.each(browsers)('the trust policy in %s', (name) => {
     await popup.waitFor('[data-banner="interrupted"]', 20_000);
     await popup.waitForGone('[data-approval]');
     expect(await popup.text('[data-role="user"]')).toContain('Open the killed page');
-    await popup.page.click('[data-banner="interrupted"] button');
+    await popup.page.$eval('[data-banner="interrupted"] button', (b) => (b as HTMLButtonElement).click());
     await popup.waitForAssistantText('Continued without the tab.');
     const messages = fake.requests.at(-1)!.body.messages;
     expect(messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user']);

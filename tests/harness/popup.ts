@@ -80,7 +80,9 @@ export class PopupPage {
 
   /** The approval card that waits (the oldest), once one shows: what it asks and why. */
   async approval(timeout = 20_000): Promise<{ id: string; reason: string; tool: string; text: string; url: string; preview: string; choices: string[] }> {
-    await this.page.waitForSelector('[data-approval]', { timeout });
+    // Interval polling and DOM clicks: the agent's open_tab puts this tab in the background,
+    // where headless Chromium renders no frames and puppeteer's mouse clicks never land.
+    await this.page.waitForFunction(() => !!document.querySelector('[data-approval]'), { timeout, polling: 100 });
     return this.page.$eval('[data-approval]', (el) => ({
       id: el.getAttribute('data-approval')!,
       reason: el.getAttribute('data-reason')!,
@@ -94,7 +96,7 @@ export class PopupPage {
 
   /** Clicks a button of the approval card `id` and waits for the card to go. */
   async answerApproval(id: string, choice: 'once' | 'always' | 'deny') {
-    await this.page.click(`[data-approval="${id}"] button[data-choice="${choice}"]`);
+    await this.page.$eval(`[data-approval="${id}"] button[data-choice="${choice}"]`, (b) => (b as HTMLButtonElement).click());
     await this.waitForGone(`[data-approval="${id}"]`);
   }
 
