@@ -9,10 +9,11 @@ import { ActivityLog } from '../../lib/policy/activity-log';
 import { PERMISSIONS_STORAGE_KEY, type Migrated } from '../../lib/policy/permissions';
 import { defaultSettings, SETTINGS_STORAGE_KEY } from '../../lib/settings';
 import { browserSkillStore } from '../../lib/skills/browser-store';
+import { SKILLS_KEY } from '../../lib/skills/store';
 import type { SkillRecord } from '../../lib/skills/types';
 import { loadPermissions, savePermissions } from '../../lib/storage/permissions-store';
 
-export type StoredChange = 'permissions' | 'settings';
+export type StoredChange = 'permissions' | 'settings' | 'skills';
 
 export interface PermissionsPageStorage {
   loadPermissions(): Promise<Migrated>;
@@ -38,6 +39,7 @@ export function browserPageStorage(): PermissionsPageStorage {
         if (area !== 'local') return;
         if (PERMISSIONS_STORAGE_KEY in changes) listener('permissions');
         if (SETTINGS_STORAGE_KEY in changes) listener('settings');
+        if (SKILLS_KEY in changes) listener('skills');
       };
       browser.storage.onChanged.addListener(onChanged);
       return () => browser.storage.onChanged.removeListener(onChanged);

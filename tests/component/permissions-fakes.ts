@@ -41,7 +41,7 @@ export class MemoryPageStorage implements PermissionsPageStorage {
     this.writes++;
     this.data.set(key, structuredClone(value));
     if (!announce) return;
-    const what: StoredChange = key === PERMISSIONS_STORAGE_KEY ? 'permissions' : 'settings';
+    const what: StoredChange = key === PERMISSIONS_STORAGE_KEY ? 'permissions' : key === SETTINGS_STORAGE_KEY ? 'settings' : 'skills';
     setTimeout(() => this.listeners.forEach((l) => l(what)), 0);
   }
 

@@ -229,6 +229,7 @@ test('Act without asking shows what it means and is saved only once confirmed', 
   await vi.waitFor(() => expect(saved().mode).toBe('act'));
   await expect.element(warning).not.toBeInTheDocument();
   await expect.element(act).toBeChecked();
+  await expect.element(act).toHaveFocus();
 
   // Back to asking needs no confirmation.
   await ask.click();
@@ -365,6 +366,17 @@ describe('changes stored elsewhere', () => {
     storage.write(PERMISSIONS_STORAGE_KEY, { ...saved(), mode: 'act', tools: { web_search: 'block' } });
     await expect.element(page.getByRole('radio', { name: 'Act without asking' })).toBeChecked();
     await expect.element(page.getByLabelText('Rule for web_search')).toHaveValue('block');
+  });
+
+  test('a skill added on another page gets its row', async () => {
+    const skills: SkillRecord[] = [];
+    const storage = new MemoryPageStorage();
+    log = await testActivityLog();
+    await render(Permissions, { storage, openLog: log.open, listSkills: async () => [...skills], listMcpTools: vi.fn() });
+    await vi.waitFor(() => expect(toolRow('web_fetch')).not.toBeNull());
+    skills.push(skill('notes_db', 'database', { db_id: 'db-1' }));
+    storage.write('skills', skills);
+    await vi.waitFor(() => expect(toolRow('notes_db')?.querySelector('.risk')?.textContent).toBe('Reads what Pagewright holds'));
   });
 
   test('stops listening when the page closes', async () => {
