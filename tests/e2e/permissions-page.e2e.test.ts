@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { BrowserName } from '../harness/browsers';
 import { text, toolCall } from '../harness/fake-anthropic';
 import { agentSession } from '../harness/session';
+import { siteUrl } from '../harness/sites';
 import { until } from '../harness/until';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
@@ -38,28 +39,29 @@ describe.each(browsers)('the Permissions page in %s', (name) => {
   it('adds a site, blocks it; the next call there is blocked, logged, shown and exported', async () => {
     const options = await openPermissions(session);
     try {
-      const article = `${fixtures.url}/web/article.html`;
-      await options.type('#perm-site-input', article);
-      expect(await options.$eval('#perm-site-hint', (el) => el.textContent)).toBe('Saved as http://127.0.0.1');
+      const article = `${siteUrl(fixtures.url, 'blocked')}/web/article.html`;
+      // Typed as a user might paste it: upper case, a port, a path.
+      await options.type('#perm-site-input', article.replace('blocked.pagewright.test', 'Blocked.PageWright.test'));
+      expect(await options.$eval('#perm-site-hint', (el) => el.textContent)).toBe('Saved as http://blocked.pagewright.test');
       await options.click('[data-testid="perm-site-add"]');
-      await waitIn(options, 'tr[data-site="http://127.0.0.1"]');
+      await waitIn(options, 'tr[data-site="http://blocked.pagewright.test"]');
       await waitIn(options, '[data-status="saved"]');
-      await options.click('tr[data-site="http://127.0.0.1"] [data-testid="perm-site-block"]');
+      await options.click('tr[data-site="http://blocked.pagewright.test"] [data-testid="perm-site-block"]');
       const stored = await until(async () => {
         const p = await storedPermissions(options);
         return p?.sites?.[0]?.read === 'block' ? p : undefined;
       }, { what: 'the blocked site in storage.local' });
-      expect(stored).toEqual({ ...ASK_EVERYTHING, sites: [{ site: 'http://127.0.0.1', subdomains: false, read: 'block', act: 'block', send: 'block', createdAt: expect.any(Number) }] });
-      expect(await options.$eval('tr[data-site="http://127.0.0.1"] select[data-access="act"]', (el) => (el as HTMLSelectElement).value)).toBe('block');
+      expect(stored).toEqual({ ...ASK_EVERYTHING, sites: [{ site: 'http://blocked.pagewright.test', subdomains: false, read: 'block', act: 'block', send: 'block', createdAt: expect.any(Number) }] });
+      expect(await options.$eval('tr[data-site="http://blocked.pagewright.test"] select[data-access="act"]', (el) => (el as HTMLSelectElement).value)).toBe('block');
 
       // The model fetches the blocked site: the background refuses it and logs the decision.
       const [result] = await session.agentRuns([() => ({ name: 'web_fetch', input: { url: article } })]);
-      expect(result).toMatchObject({ isError: true, content: expect.stringMatching(/blocked 127\.0\.0\.1/) });
+      expect(result).toMatchObject({ isError: true, content: expect.stringMatching(/blocked blocked\.pagewright\.test/) });
 
       await options.click('[data-testid="perm-log-refresh"]');
       await waitIn(options, 'tr[data-entry][data-tool="web_fetch"][data-outcome="blocked"]');
       const row = await options.$eval('tr[data-entry][data-tool="web_fetch"]', (tr) => [...(tr as HTMLTableRowElement).cells].map((c) => c.textContent?.trim()));
-      expect(row.slice(2)).toEqual(['web_fetch', '127.0.0.1 · Send', 'Blocked', 'Blocked: you blocked 127.0.0.1', '']);
+      expect(row.slice(2)).toEqual(['web_fetch', 'blocked.pagewright.test · Send', 'Blocked', 'Blocked: you blocked blocked.pagewright.test', '']);
       expect(await options.$eval('[data-testid="perm-log-count"]', (el) => el.textContent?.trim())).toBe('1 entry');
 
       // Export: the page's own download, caught where it clicks its link.
@@ -81,10 +83,10 @@ describe.each(browsers)('the Permissions page in %s', (name) => {
           at: expect.any(Number),
           conversationId: expect.any(String),
           tool: 'web_fetch',
-          site: 'http://127.0.0.1',
+          site: 'http://blocked.pagewright.test',
           url: article,
           access: 'send',
-          decision: { outcome: 'blocked', by: 'rule', rule: 'site_block', site: 'http://127.0.0.1' },
+          decision: { outcome: 'blocked', by: 'rule', rule: 'site_block', site: 'http://blocked.pagewright.test' },
         },
       ]);
       expect(await options.$eval('tr[data-entry] td[title]', (td) => td.getAttribute('title'))).toBe(exported[0].conversationId);
@@ -98,7 +100,7 @@ describe.each(browsers)('the Permissions page in %s', (name) => {
     try {
       expect(await options.$('tr[data-site]')).toBeNull();
       const { popup } = session;
-      fake.script(toolCall('open_tab', { url: `${fixtures.url}/web/article.html`, active: false }), text('Opened the article.'));
+      fake.script(toolCall('open_tab', { url: `${siteUrl(fixtures.url, 'news')}/web/article.html`, active: false }), text('Opened the article.'));
       await popup.send('Open the article');
       await popup.waitFor('[data-approval][data-tool="open_tab"]');
       await popup.page.evaluate(() => {
@@ -108,17 +110,17 @@ describe.each(browsers)('the Permissions page in %s', (name) => {
       await popup.waitForAssistantText('Opened the article.', 40_000);
 
       // Nobody reloaded the page: it read the background's write when storage said so.
-      await waitIn(options, 'tr[data-site="http://127.0.0.1"]');
-      const levels = await options.$$eval('tr[data-site="http://127.0.0.1"] select', (els) => els.map((s) => (s as HTMLSelectElement).value));
+      await waitIn(options, 'tr[data-site="http://news.pagewright.test"]');
+      const levels = await options.$$eval('tr[data-site="http://news.pagewright.test"] select', (els) => els.map((s) => (s as HTMLSelectElement).value));
       expect(levels).toEqual(['allow', 'allow', 'ask']);
-      expect(await options.$eval('tr[data-site="http://127.0.0.1"] .used', (el) => el.textContent?.trim())).not.toBe('Never');
+      expect(await options.$eval('tr[data-site="http://news.pagewright.test"] .used', (el) => el.textContent?.trim())).not.toBe('Never');
 
       await until(async () => {
         await options.click('[data-testid="perm-log-refresh"]');
         return options.$('tr[data-entry][data-tool="open_tab"]');
       }, { what: 'the open_tab entry in the log' });
       const row = await options.$eval('tr[data-entry][data-tool="open_tab"]', (tr) => [...(tr as HTMLTableRowElement).cells].map((c) => c.textContent?.trim()));
-      expect(row.slice(2)).toEqual(['open_tab', '127.0.0.1 · Act', 'Allowed', 'Allowed by you, always on 127.0.0.1', '']);
+      expect(row.slice(2)).toEqual(['open_tab', 'news.pagewright.test · Act', 'Allowed', 'Allowed by you, always on news.pagewright.test', '']);
     } finally {
       await options.close();
     }
