@@ -12,6 +12,8 @@ export interface SiteOf {
   host: string;
 }
 
+const HOST = /^(?:[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?\.)*[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$|^\[[0-9a-f:.]+\]$/;
+
 /** The site of `url`, or undefined when it has none the permissions could name (data:, about:). */
 export function siteOf(url: string): SiteOf | undefined {
   let u: URL;
@@ -24,7 +26,9 @@ export function siteOf(url: string): SiteOf | undefined {
   if (scheme === 'file') return { site: 'file://', scheme, host: '' };
   if (scheme !== 'http' && scheme !== 'https') return undefined;
   const host = u.hostname.toLowerCase().replace(/\.$/, '');
-  return host ? { site: `${scheme}://${host}`, scheme, host } : undefined;
+  // Chromium's URL parser percent-encodes what others refuse ("a b.example" → "a%20b.example"):
+  // a host is letters, digits, hyphens and dots (IDNs arrive as punycode), or a bracketed IPv6.
+  return host && HOST.test(host) ? { site: `${scheme}://${host}`, scheme, host } : undefined;
 }
 
 /** Normalises what a user typed as a site ("Mail.Example.com", "https://x.org/path") to a site key. */

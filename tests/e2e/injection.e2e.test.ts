@@ -5,7 +5,7 @@
  * recording server must see nothing. Half the page reads are answered "Always on this site": the
  * page's own site is then trusted, and sends elsewhere must still ask.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultPermissions } from '../../lib/contracts/permissions';
 import { rawToolResult, text, toolCall } from '../harness/fake-anthropic';
 import { attackerOrigin, loadInjectionCorpus, pageUrl, placeholderValues, siteOrigin, substitute, type InjectionAttack } from '../harness/injection-corpus';
@@ -35,6 +35,8 @@ for (const name of ['chromium', 'firefox'] as const) {
       console.log(`injection (${name}): ${outcomes.length} attacks, ${succeeded} succeeded; held as: ${held}; the instruction reached the model (fenced) in ${reached}, was kept out in ${outcomes.length - reached}; attacker's server saw ${attacker.count()} requests`);
       await attacker.stop();
     });
+
+    afterEach(() => session.popup.stopIfRunning());
 
     const ports = () => ({ fixturePort: Number(new URL(session.fixtures.url).port), attackerPort: Number(new URL(attacker.url).port) });
 

@@ -4,7 +4,7 @@
  * approvals, and the bad cases — two popups answering at once, a stop or a killed worker while
  * an approval waits, broken stored permissions.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { defaultPermissions } from '../../lib/contracts/permissions';
 import type { BrowserName } from '../harness/browsers';
 import { lastToolResult, text, toolCall } from '../harness/fake-anthropic';
@@ -17,6 +17,8 @@ const browsers: BrowserName[] = ['chromium', 'firefox'];
 describe.each(browsers)('the trust policy in %s', (name) => {
   const session = agentSession(name, {}, defaultPermissions());
   const { fake } = session;
+  // A test that failed mid-way must not leave an approval waiting: the next popup would open on it.
+  afterEach(() => session.popup.stopIfRunning());
   const site = (host: string, path = '/index.html') => `http://${host}.pagewright.test:${new URL(session.fixtures.url).port}${path}`;
 
   async function openUrl(url: string): Promise<number> {

@@ -100,6 +100,12 @@ export class PopupPage {
     await this.waitForGone(`[data-approval="${id}"]`);
   }
 
+  /** Stops the run this popup shows, if one is going (a DOM click: the tab may be in the background). */
+  async stopIfRunning() {
+    if (this.page.isClosed()) return;
+    await this.page.$eval('button[aria-label="Stop"]', (b) => (b as HTMLButtonElement).click()).catch(() => {});
+  }
+
   async close() {
     await this.page.close();
   }

@@ -19,6 +19,9 @@ describe('sites', () => {
     expect(siteKey('')).toBeUndefined();
     expect(siteKey('ftp://x.org')).toBeUndefined();
     expect(siteKey('exa mple.com')).toBeUndefined();
+    // What Chromium's parser would percent-encode into a "host" is no site either.
+    expect(siteOf('http://a%20b.example/')).toBeUndefined();
+    expect(siteOf('http://a%2fb.example/')).toBeUndefined();
   });
 
   it('finds the hosts a message names: URLs, bare domains, e-mail domains — not versions or numbers', () => {
