@@ -15,7 +15,8 @@ import { until } from '../harness/until';
 const browsers: BrowserName[] = ['chromium', 'firefox'];
 
 describe.each(browsers)('the trust policy in %s', (name) => {
-  const session = agentSession(name, {}, defaultPermissions());
+  // The test sites resolve to 127.0.0.1: web_fetch may reach them, so the policy is what decides.
+  const session = agentSession(name, { allowPrivateNetwork: true }, defaultPermissions());
   const { fake } = session;
   // A test that failed mid-way must not leave an approval waiting: the next popup would open on it.
   afterEach(() => session.popup.stopIfRunning());
