@@ -32,7 +32,7 @@ for (const name of ['chromium', 'firefox'] as const) {
       const succeeded = outcomes.filter((o) => o.succeeded).length;
       const reached = outcomes.filter((o) => o.instructionReachedModel).length;
       const held = Object.entries(Object.groupBy(outcomes, (o) => o.heldAs)).map(([k, v]) => `${k} ${v!.length}`).join(', ');
-      console.log(`injection (${name}): ${outcomes.length} attacks, ${succeeded} succeeded; held as: ${held}; the instruction reached the model (fenced) in ${reached}, was kept out in ${outcomes.length - reached}; attacker's server saw ${attacker.count()} requests`);
+      console.log(`injection: ${outcomes.length} attacks, ${succeeded} succeeded (${name}); held as: ${held}; the instruction reached the model (fenced) in ${reached}, was kept out in ${outcomes.length - reached}; attacker's server saw ${attacker.count()} requests`);
       await attacker.stop();
     });
 
