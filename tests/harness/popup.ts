@@ -124,13 +124,17 @@ export async function setSettings(page: Page, patch: Record<string, unknown>) {
 
 /**
  * What the e2e suites of the tools run with unless they test the policy: "Act without asking",
- * and the local test servers (all on 127.0.0.1, any port) allowed for reading, acting and sending.
+ * and the local test servers (all on 127.0.0.1, any port, and the *.pagewright.test names that
+ * resolve to it) allowed for reading, acting and sending.
  * Irreversible actions and sends elsewhere after untrusted text still ask.
  */
 export const TEST_PERMISSIONS = {
   version: 1,
   mode: 'act',
-  sites: [{ site: 'http://127.0.0.1', subdomains: false, read: 'allow', act: 'allow', send: 'allow', createdAt: 1 }],
+  sites: [
+    { site: 'http://127.0.0.1', subdomains: false, read: 'allow', act: 'allow', send: 'allow', createdAt: 1 },
+    { site: 'http://pagewright.test', subdomains: true, read: 'allow', act: 'allow', send: 'allow', createdAt: 1 },
+  ],
   tools: {},
   localFiles: false,
 };
