@@ -4,6 +4,8 @@
  * options), never from attributes: scripts and the user change those after load.
  */
 
+import { hiddenFromName } from './visibility';
+
 export type ControlKind = 'link' | 'button' | 'field' | 'checkbox' | 'radio' | 'select' | 'widget';
 
 export interface ControlInfo {
@@ -166,14 +168,14 @@ export function labelOf(el: Element): string {
   const byIds = el.getAttribute('aria-labelledby');
   if (byIds) {
     const root = el.getRootNode() as Document | ShadowRoot;
-    const text = byIds.split(/\s+/).map((id) => (id && root.getElementById?.(id) ? textOf(root.getElementById(id)!) : '')).filter(Boolean).join(' ');
+    const text = byIds.split(/\s+/).map((id) => (id && root.getElementById?.(id) ? nameText(root.getElementById(id)!) : '')).filter(Boolean).join(' ');
     if (text) return clip(text, MAX_LABEL);
   }
   const aria = el.getAttribute('aria-label')?.trim();
   if (aria) return clip(normalize(aria), MAX_LABEL);
   const labels = (el as HTMLInputElement).labels;
   if (labels && labels.length) {
-    const text = Array.from(labels).map((l) => textOf(l, el)).filter(Boolean).join(' ');
+    const text = Array.from(labels).map((l) => nameText(l, el)).filter(Boolean).join(' ');
     if (text) return clip(text, MAX_LABEL);
   }
   const tag = el.localName;
@@ -185,7 +187,7 @@ export function labelOf(el: Element): string {
     }
     if (BUTTON_INPUTS.has(input.type)) return clip(input.value || (input.type === 'reset' ? 'Reset' : 'Submit'), MAX_LABEL);
   } else if (tag !== 'select' && tag !== 'textarea' && !isEditable(el) && !FIELD_ROLES.has(widgetRole(el) ?? '')) {
-    const text = textOf(el);
+    const text = nameText(el);
     if (text) return clip(text, MAX_LABEL);
     const img = el.querySelector('img[alt], svg[aria-label]');
     const alt = img?.getAttribute('alt')?.trim() || img?.getAttribute('aria-label')?.trim();
@@ -204,6 +206,19 @@ const SKIP_TEXT = new Set(['script', 'style', 'noscript', 'template', 'select', 
 
 /** Normalised text of `node`, leaving out scripts, styles and nested form controls (and `except`). */
 export function textOf(node: Node, except?: Element): string {
+  return collectText(node, except);
+}
+
+/**
+ * Text for a control's name: as textOf, without aria-hidden parts (an icon font's ligature,
+ * "shopping_cart"; a decorative glyph), which assistive tech leaves out of names too.
+ * Visually-hidden text is kept: it is often the only name.
+ */
+function nameText(node: Node, except?: Element): string {
+  return collectText(node, except, hiddenFromName);
+}
+
+function collectText(node: Node, except?: Element, skip?: (el: Element) => boolean): string {
   let out = '';
   const walk = (n: Node) => {
     for (let c = n.firstChild; c; c = c.nextSibling) {
@@ -211,6 +226,7 @@ export function textOf(node: Node, except?: Element): string {
       else if (c.nodeType === 1) {
         const e = c as Element;
         if (e === except || (SKIP_TEXT.has(e.localName) && node.nodeType === 1 && (node as Element).localName === 'label')) continue;
+        if (skip?.(e)) continue;
         if (e.localName === 'script' || e.localName === 'style' || e.localName === 'template') continue;
         const block = BLOCK_TEXT.has(e.localName);
         if (block) out += ' ';

@@ -7,7 +7,7 @@ import TurndownService from 'turndown';
 import { annotation, formatControl, formatRegion } from './annotate';
 import { describeControl, isControl, labelOf, normalize, widgetRole } from './interactive';
 import { isAutoId, type SelectorBuilder } from './selectors';
-import { liveOf } from './snapshot';
+import { liveOf, REF_ATTR } from './snapshot';
 import { notActionable } from './visibility';
 
 export interface RenderContext {
@@ -66,6 +66,8 @@ function regionLabel(el: Element): string {
 export type Renderer = (root: Element, limit?: number) => string;
 
 export function createRenderer(ctx: RenderContext): Renderer {
+  /** The lines blank controls (icon buttons, empty fields) were rendered as, by their node in the copy. */
+  const blankControls = new Map<Element, string>();
   const service = new TurndownService({
     headingStyle: 'atx',
     codeBlockStyle: 'fenced',
@@ -75,8 +77,18 @@ export function createRenderer(ctx: RenderContext): Renderer {
     blankReplacement: (content, node) => {
       // Icon-only buttons and empty fields are "blank" to turndown but are exactly what we list.
       const live = ctx.refs.length ? liveOf(node, ctx.refs) : undefined;
-      if (live && isControl(live)) return control(live, '');
-      return (node as unknown as { isBlock: boolean }).isBlock ? '\n\n' : '';
+      if (live && isControl(live)) {
+        const line = control(live, '');
+        if (line) blankControls.set(node, line);
+        return line;
+      }
+      const block = (node as unknown as { isBlock: boolean }).isBlock;
+      // A blank element's content is thrown away, controls and all, and a <p> around an icon
+      // button (its name visually hidden, its icon aria-hidden, both left out of the copy) is
+      // blank: the lines its controls were given are written here instead.
+      const inner = blankControls.size ? Array.from(node.querySelectorAll(`[${REF_ATTR}]`), (c) => blankControls.get(c) ?? '').filter(Boolean).join(' ') : '';
+      if (inner) return block ? `\n\n${inner}\n\n` : inner;
+      return block ? '\n\n' : '';
     },
   });
   const baseEscape = service.escape.bind(service);

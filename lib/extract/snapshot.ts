@@ -8,7 +8,7 @@
  * same-origin iframes are inlined, so the extractor reads one tree.
  */
 import type { SelectorBuilder } from './selectors';
-import { hiddenTest, markupHidden, type HiddenTest } from './visibility';
+import { HIDDEN, hiddenTest, TEXT_HIDDEN, type HiddenTest } from './visibility';
 
 /**
  * Defuddle strips every attribute not on its allow-list from the content it returns, data-* included.
@@ -32,8 +32,8 @@ const NO_REF = new Set([
   'hr', 'option', 'optgroup', 'figcaption', 'caption', 'legend',
 ]);
 /**
- * Text-level tags: asking the browser whether each is visible costs more than it finds (they are
- * most of a page's elements, and hidden text sits in hidden blocks); their markup is checked.
+ * Text-level tags: most of a page's elements. The browser is asked about one only when it holds
+ * text of its own (see HiddenTest); otherwise its markup is checked.
  */
 const INLINE = new Set(['span', 'a', 'b', 'i', 'em', 'strong', 'small', 'sup', 'sub', 'br', 'wbr', 'img', 'code', 'font', 'abbr', 'cite', 'mark', 's', 'u', 'q', 'time', 'del', 'ins', 'kbd', 'var', 'samp', 'bdi', 'bdo', 'source', 'path']);
 const MAX_NESTING = 8;
@@ -229,6 +229,7 @@ function copyTree(live: Element | ShadowRoot, copy: Element | DocumentFragment, 
   const liveAll = live.querySelectorAll('*');
   const copyAll = copy.querySelectorAll('*');
   const drop: Element[] = [];
+  const mute: Element[] = [];
   const hosts: [Element, Element][] = [];
   const frames: [Element, Element][] = [];
   let skipUnder: Element | null = null;
@@ -243,11 +244,13 @@ function copyTree(live: Element | ShadowRoot, copy: Element | DocumentFragment, 
       skipUnder = l;
       return;
     }
-    if (INLINE.has(tag) ? markupHidden(l) : hidden(l)) {
+    const verdict = hidden(l, INLINE.has(tag));
+    if (verdict === HIDDEN) {
       drop.push(c);
       skipUnder = l;
       return;
     }
+    if (verdict === TEXT_HIDDEN) mute.push(c);
     if (l.namespaceURI !== HTML_NS) {
       skipUnder = l; // svg, math: one piece
       return;
@@ -267,6 +270,8 @@ function copyTree(live: Element | ShadowRoot, copy: Element | DocumentFragment, 
     for (let i = 0; i < copyAll.length; i++) visit(liveAll[i]!, copyAll[i]!);
   }
   for (const c of drop) c.remove();
+  // A space keeps the words on either side apart.
+  for (const c of mute) for (const n of Array.from(c.childNodes)) if (n.nodeType === 3) n.nodeValue = ' ';
   if (w.depth >= MAX_NESTING) return;
   for (const [l, c] of hosts) flattenShadow(l, c, hidden, w);
   for (const [l, c] of frames) inlineFrame(l, c, w);
