@@ -12,16 +12,7 @@ export const levelLabel = (level: RuleLevel): string => t(`perm_level_${level}` 
 
 export const outcomeLabel = (outcome: CallDecision['outcome']): string => t(`perm_outcome_${outcome}` as MessageKey);
 
-/** Who let the call run or stopped it: the user's click, a timeout, or the rule (the tool card's words). */
-export function decidedBy(decision: CallDecision): string {
-  const host = decision.site?.replace(/^[a-z]+:\/\//, '') ?? '';
-  if (decision.by === 'user') {
-    return t(decision.choice === 'deny' ? 'decision_user_deny' : decision.choice === 'always' ? 'decision_user_always' : 'decision_user_once', host);
-  }
-  if (decision.by === 'timeout') return t('decision_timeout');
-  if (decision.by === 'stopped') return t('decision_stopped');
-  return t(`decision_rule_${decision.rule ?? 'default'}` as MessageKey, host);
-}
+export { decidedBy } from '../../lib/ui/decision-words';
 
 /** Enough of a conversation id to tell conversations apart in a table (the whole id is its title). */
 export const shortId = (id: string) => (id.length > 8 ? id.slice(0, 8) : id);
