@@ -2,7 +2,7 @@ import * as v from 'valibot';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
-export const SETTINGS_VERSION = 4;
+export const SETTINGS_VERSION = 5;
 /** The Graph API the social-media skills call when no base URL is set (tests point it at a local server). */
 export const DEFAULT_GRAPH_API_BASE = 'https://graph.facebook.com/v21.0';
 
@@ -24,6 +24,26 @@ const endpoint = v.pipe(v.string(), v.trim(), v.check((s) => !s || isHttpUrl(s),
 /** A whole number from 1 to `max`; every way to miss that gets the field's one message. */
 const wholeNumber = (max: number, message: string) =>
   v.pipe(v.number(message), v.integer(message), v.minValue(1, message), v.maxValue(max, message));
+/** A whole number from `min` to `max`, or 0 for "off" / "automatic". */
+const zeroOr = (min: number, max: number, message: string) =>
+  v.pipe(v.number(message), v.integer(message), v.check((n) => n === 0 || (n >= min && n <= max), message));
+/**
+ * The smallest context window accepted: the system prompt and the built-in tools take about
+ * 5,000 tokens of it (tests/unit/system-prompt.test.ts keeps that true), and a window must also
+ * hold a reply and a turn or two.
+ */
+export const MIN_CONTEXT_WINDOW = 16_000;
+/** Dollars per million tokens: a finite number, never negative. */
+const price = v.pipe(v.number('settings_error_price'), v.finite('settings_error_price'), v.minValue(0, 'settings_error_price'), v.maxValue(10_000, 'settings_error_price'));
+export const PriceRowSchema = v.object({
+  /** A model id, or a prefix ending in `*` (e.g. `claude-sonnet-4*`). */
+  model: v.pipe(v.string(), v.trim(), v.nonEmpty('settings_error_price_model'), v.regex(/^[\w.:@/-]+\*?$/, 'settings_error_price_model')),
+  input: price,
+  output: price,
+  cacheWrite: price,
+  cacheRead: price,
+});
+export type PriceRow = v.InferOutput<typeof PriceRowSchema>;
 const secret = v.pipe(v.string(), v.trim(), v.regex(/^[\x21-\x7e]*$/, 'settings_error_secret_invalid'));
 /** Graph API object ids (an Instagram user, a WhatsApp phone number) are digits. */
 const numericId = v.pipe(v.string(), v.trim(), v.regex(/^\d*$/, 'settings_error_numeric_id'));
@@ -71,6 +91,25 @@ export const SettingsSchema = v.object({
   whatsappPhoneNumberId: numericId,
   whatsappAccessToken: secret,
   whatsappApiBase: endpoint,
+  /**
+   * The model's context window in tokens; 0: known per model (lib/agent/context-window.ts),
+   * else 200,000. Never below what the system prompt and tools take.
+   */
+  contextWindow: zeroOr(MIN_CONTEXT_WINDOW, 10_000_000, 'settings_error_context_window'),
+  /** Percent of the window past which old tool results are elided, then old turns compacted. */
+  contextThreshold: v.pipe(v.number('settings_error_context_threshold'), v.integer('settings_error_context_threshold'), v.minValue(20, 'settings_error_context_threshold'), v.maxValue(95, 'settings_error_context_threshold')),
+  /** Per-run cap on tokens (input, output and cache together); 0: off. Reaching it asks "Continue?". */
+  tokenBudget: zeroOr(1_000, 1_000_000_000, 'settings_error_token_budget'),
+  /** Per-run cap on cost in US dollars; 0: off. Needs a price for the model. */
+  costBudget: v.pipe(v.number('settings_error_cost_budget'), v.finite('settings_error_cost_budget'), v.minValue(0, 'settings_error_cost_budget'), v.maxValue(100_000, 'settings_error_cost_budget')),
+  /** The same tool with the same arguments this many times in a row stops the run; 0: off. */
+  loopGuardRepeats: zeroOr(2, 50, 'settings_error_loop_guard'),
+  /** Seconds without a stream event after which a reply counts as broken. */
+  streamIdleSec: wholeNumber(600, 'settings_error_stream_idle'),
+  /** The price table; empty: the built-in one (lib/agent/pricing.ts). */
+  prices: v.pipe(v.array(PriceRowSchema, 'settings_error_prices'), v.maxLength(200, 'settings_error_prices')),
+  /** Settings → Advanced: keep the exact requests and responses of the last runs (keys redacted). */
+  runLog: v.boolean('settings_error_boolean'),
 });
 
 export type Settings = v.InferOutput<typeof SettingsSchema>;
@@ -101,12 +140,21 @@ export const defaultSettings = (): Settings => ({
   whatsappPhoneNumberId: '',
   whatsappAccessToken: '',
   whatsappApiBase: '',
+  contextWindow: 0,
+  contextThreshold: 75,
+  tokenBudget: 5_000_000,
+  costBudget: 0,
+  loopGuardRepeats: 3,
+  streamIdleSec: 60,
+  prices: [],
+  runLog: false,
 });
 
 /**
  * Upgrades whatever an older version stored (v1 → v2 added summaryModel and scriptTimeoutSec;
  * v2 → v3 the search engine, its keys and endpoints, allowPrivateNetwork and askUserTimeoutSec —
- * all take their defaults; v3 → v4 the social-media credentials). Unknown or broken values fall back to defaults
+ * all take their defaults; v3 → v4 the social-media credentials; v4 → v5 the context window,
+ * budgets, loop guard, stream timeout, price table and run log). Unknown or broken values fall back to defaults
  * field by field, so an update never loses the user's key.
  */
 export function migrateSettings(stored: unknown): Settings {
