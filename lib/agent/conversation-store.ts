@@ -99,7 +99,7 @@ export class ConversationStore {
     });
   }
 
-  async update(id: string, patch: Partial<Pick<ConversationMeta, 'title' | 'run'>>): Promise<void> {
+  async update(id: string, patch: Partial<Pick<ConversationMeta, 'title' | 'run' | 'context' | 'totals'>>): Promise<void> {
     await this.tx([META], 'readwrite', (t) => this.patchIn(t, id, patch));
   }
 

@@ -17,8 +17,34 @@ export interface StoredMessage {
   at: number;
   /** On a tool-result message: how the policy decided each consequential call, by tool_use id. */
   decisions?: Record<string, CallDecision>;
-  /** On the user's message: the tab that was active in their window when they sent it. */
-  activeTab?: { id: number; url: string; title: string };
+  /**
+   * On the user's message: the tab that was active in their window when they sent it, and the
+   * text selected in it (at most MAX_SELECTION_CHARS). The model sees it with the message
+   * (lib/agent/messages.ts); a tab on a site the user blocked is not recorded.
+   */
+  activeTab?: { id: number; url: string; title: string; selection?: string };
+}
+
+export const MAX_SELECTION_CHARS = 10_000;
+
+/**
+ * What the model sees of a long conversation (lib/agent/context.ts). Storage and the UI keep
+ * every message; only the model's view is shortened.
+ */
+export interface ContextView {
+  /** Tool results in messages before this index reach the model shortened: their start and a note. */
+  elidedBefore: number;
+  /** Messages before `through` reach the model as this note, which the model wrote. */
+  compaction?: { through: number; note: string; at: number };
+}
+
+/** Tokens and cost of every run of a conversation, sub-agents and summaries included. */
+export interface ConversationTotals {
+  usage: TokenUsage;
+  /** US dollars for the tokens whose model has a price. */
+  cost: number;
+  /** Tokens of models without a price (their cost is unknown). */
+  unpricedTokens: number;
 }
 
 export interface TokenUsage {
@@ -38,7 +64,7 @@ export type RunStatus =
   | 'error'
   | 'done';
 
-export type RunErrorKind = 'auth' | 'bad_request' | 'not_found' | 'network' | 'stream' | 'config' | 'other';
+export type RunErrorKind = 'auth' | 'bad_request' | 'not_found' | 'network' | 'stream' | 'config' | 'loop' | 'other';
 
 export interface RunError {
   kind: RunErrorKind;
@@ -52,6 +78,12 @@ export interface RunState {
   round: number;
   roundCap: number;
   usage: TokenUsage;
+  /** US dollars this run cost so far; absent when no model it used has a price. */
+  cost?: number;
+  /** Tokens of this run from models without a price. */
+  unpricedTokens?: number;
+  /** Why an `awaiting_continue` run paused (absent: the round cap). */
+  pause?: 'round_cap' | 'token_budget' | 'cost_budget';
   error?: RunError;
   /** Set while waiting before a retry; `at` is the epoch ms of the next attempt. */
   retry?: { at: number; attempt: number; maxAttempts: number; reason: string };
@@ -66,6 +98,10 @@ export interface Conversation {
   updatedAt: number;
   messages: StoredMessage[];
   run: RunState;
+  /** Absent until the conversation first outgrows its threshold. */
+  context?: ContextView;
+  /** Absent on conversations from before costs were counted. */
+  totals?: ConversationTotals;
 }
 
 export interface ConversationSummary {
