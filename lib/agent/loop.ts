@@ -1,11 +1,21 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ToolContext, ToolDispatcher, ToolOutcome } from '../tools/registry';
 import { backoffMs, classifyModelError, isAbort } from './errors';
+import { isPromptTooLong, reportedTokens, type ContextManager } from './context';
 import type { ModelClient, ModelRequest } from './model';
 import { toApiMessages } from './messages';
 import type { ContentBlock, DraftBlock, RunError, StoredMessage, ToolCallStatus, TokenUsage } from '../contracts/conversation';
 
 export const MAX_MODEL_ATTEMPTS = 6;
+export const DEFAULT_STREAM_IDLE_MS = 60_000;
+
+/** A reply that stopped arriving while its connection stayed open. */
+export class StreamStalledError extends Error {
+  override name = 'StreamStalledError';
+  constructor(readonly idleMs: number) {
+    super(`The reply stopped arriving: nothing came for ${Math.round(idleMs / 1000)} s.`);
+  }
+}
 
 export interface LoopHooks {
   draftReset(): void;
@@ -33,12 +43,21 @@ export interface LoopOptions {
   signal: AbortSignal;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Filled in when given: time spent waiting on the model and on tools (for the loop benchmark). */
-  metrics?: { modelMs: number; toolMs: number; rounds: number };
+  metrics?: { modelMs: number; toolMs: number; rounds: number; contextMs?: number };
+  /** Keeps the request inside the context window; without it the whole conversation is sent. */
+  context?: ContextManager;
+  /** A stream without an event for this long is broken (default 60 s). */
+  streamIdleMs?: number;
+  /** The same tool with the same arguments this many times in a row stops the run; 0: off. */
+  loopGuard?: number;
+  /** Checked before each round after the first: a budget the run has reached pauses it. */
+  budget?(): 'token_budget' | 'cost_budget' | undefined;
 }
 
 export type LoopOutcome =
   | { kind: 'done' }
   | { kind: 'round_cap' }
+  | { kind: 'paused'; reason: 'token_budget' | 'cost_budget' }
   | { kind: 'stopped' }
   | { kind: 'error'; error: RunError };
 
@@ -57,24 +76,30 @@ export async function runLoop(opts: LoopOptions, hooks: LoopHooks): Promise<Loop
     { type: 'text', text: opts.system, cache_control: { type: 'ephemeral' } },
   ];
 
+  opts.context?.setFixed(system, tools);
+  const guard = loopGuard(opts.loopGuard ?? 0);
+
   for (let round = 1; ; round++) {
     if (round > opts.roundCap) return { kind: 'round_cap' };
+    const over = round > 1 ? opts.budget?.() : undefined;
+    if (over) return { kind: 'paused', reason: over };
     hooks.round(round);
-    const request: ModelRequest = {
-      model: opts.model,
-      maxTokens: opts.maxTokens,
-      system,
-      tools,
-      messages: toApiMessages(opts.messages, { cacheLatestTurn: true }),
-    };
+    const base = { model: opts.model, maxTokens: opts.maxTokens, system, tools };
+    const tc = performance.now();
+    let view = opts.context ? await opts.context.prepare(opts.messages, base, signal).catch(stoppedOr(signal)) : undefined;
+    if (opts.metrics) opts.metrics.contextMs = (opts.metrics.contextMs ?? 0) + performance.now() - tc;
+    if (view === STOPPED) return { kind: 'stopped' };
+    const request: ModelRequest = { ...base, messages: view ? view.api : toApiMessages(opts.messages, { cacheLatestTurn: true }) };
 
     let reply: StreamedReply | undefined;
+    let forced = false;
+    let stalls = 0;
     for (let attempt = 0; !reply; attempt++) {
       const partial: StreamedReply = { blocks: [], stopReason: null, usage: zeroUsage() };
       hooks.draftReset();
       const t0 = performance.now();
       try {
-        reply = await streamReply(opts.client, request, signal, hooks, partial);
+        reply = await streamReply(opts.client, request, signal, hooks, partial, opts.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS);
       } catch (e) {
         if (isAbort(e, signal)) {
           hooks.usage(partial.usage);
@@ -82,13 +107,32 @@ export async function runLoop(opts: LoopOptions, hooks: LoopHooks): Promise<Loop
           return { kind: 'stopped' };
         }
         const c = classifyModelError(e, partial.blocks.length > 0);
-        if (!c.retryable || attempt + 1 >= MAX_MODEL_ATTEMPTS) return { kind: 'error', error: c.error };
+        // Too long for the window: shorten the view harder and try once more, at once.
+        if (opts.context && view && !forced && c.error.kind === 'bad_request' && isPromptTooLong(c.error.message)) {
+          forced = true;
+          attempt--;
+          opts.context.refused(reportedTokens(c.error.message), view.messages);
+          const again = await opts.context.prepare(opts.messages, base, signal, true).catch(stoppedOr(signal));
+          if (again === STOPPED) return { kind: 'stopped' };
+          view = again;
+          request.messages = view.api;
+          continue;
+        }
+        // A silent stream is retried once; a second silence is shown, with the text so far.
+        const stalled = e instanceof StreamStalledError;
+        if (stalled) stalls++;
+        const retryable = stalled ? stalls < 2 : c.retryable;
+        if (!retryable || attempt + 1 >= MAX_MODEL_ATTEMPTS) {
+          hooks.usage(partial.usage);
+          if (stalled) await commitPartialText(opts, hooks, partial.blocks);
+          return { kind: 'error', error: stalled ? { kind: 'stream', message: (e as Error).message } : c.error };
+        }
         const delay = backoffMs(attempt, c.retryAfterMs);
         hooks.retrying({
           at: Date.now() + delay,
-          attempt: attempt + 1,
-          maxAttempts: MAX_MODEL_ATTEMPTS - 1,
-          reason: c.error.status ? `${c.error.status} ${c.error.message}` : c.error.message,
+          attempt: stalled ? stalls : attempt + 1,
+          maxAttempts: stalled ? 1 : MAX_MODEL_ATTEMPTS - 1,
+          reason: stalled ? (e as Error).message : c.error.status ? `${c.error.status} ${c.error.message}` : c.error.message,
         });
         try {
           await sleep(delay, signal);
@@ -101,6 +145,7 @@ export async function runLoop(opts: LoopOptions, hooks: LoopHooks): Promise<Loop
         if (opts.metrics) opts.metrics.modelMs += performance.now() - t0;
       }
     }
+    if (view) opts.context!.observe(reply.usage, view.messages.length);
     if (opts.metrics) opts.metrics.rounds++;
     hooks.usage(reply.usage);
 
@@ -119,7 +164,8 @@ export async function runLoop(opts: LoopOptions, hooks: LoopHooks): Promise<Loop
     if (!calls.length) return { kind: 'done' };
 
     const t1 = performance.now();
-    const outcomes = await runTools(opts, hooks, calls, parsedInputs);
+    const repeated = calls.map((c, i) => guard(c.name!, parsedInputs[i]!));
+    const outcomes = await runTools(opts, hooks, calls, parsedInputs, repeated);
     if (opts.metrics) opts.metrics.toolMs += performance.now() - t1;
     const decisions = Object.fromEntries(outcomes.flatMap((o, i) => (o.decision ? [[calls[i]!.id!, o.decision]] : [])));
     await commit(opts, hooks, {
@@ -134,8 +180,47 @@ export async function runLoop(opts: LoopOptions, hooks: LoopHooks): Promise<Loop
       })),
     });
     if (signal.aborted) return { kind: 'stopped' };
+    const looped = repeated.findIndex((n) => n > 0);
+    if (looped >= 0) {
+      const n = repeated[looped]!;
+      return { kind: 'error', error: { kind: 'loop', message: loopMessage(calls[looped]!.name!, n) } };
+    }
   }
 }
+
+const STOPPED = Symbol('stopped');
+/** A stop during context work ends the run like any stop; other failures are real errors. */
+const stoppedOr = (signal: AbortSignal) => (e: unknown): typeof STOPPED => {
+  if (isAbort(e, signal)) return STOPPED;
+  throw e;
+};
+
+/**
+ * Counts identical calls in a row (same tool, same arguments, across replies): the runaway loop
+ * that spends a user's money. Returns, per call, the count when it reached the limit, else 0.
+ */
+function loopGuard(limit: number) {
+  let last = '';
+  let count = 0;
+  return (name: string, input: ParsedInput): number => {
+    if (!limit) return 0;
+    const key = `${name}\u0000${input.ok ? stableJson(input.value) : input.error}`;
+    count = key === last ? count + 1 : 1;
+    last = key;
+    return count >= limit ? count : 0;
+  };
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+const loopMessage = (name: string, n: number) =>
+  `Pagewright stopped the run: ${name} was called ${n} times in a row with the same arguments, which usually means the agent is stuck in a loop.`;
 
 async function streamReply(
   client: ModelClient,
@@ -143,10 +228,51 @@ async function streamReply(
   signal: AbortSignal,
   hooks: LoopHooks,
   out: StreamedReply,
+  idleMs: number,
 ): Promise<StreamedReply> {
-  const stream = await client.stream(request, signal);
+  // Each attempt has its own controller, so a silent stream can be cut without stopping the run.
+  const attempt = new AbortController();
+  const both = AbortSignal.any([signal, attempt.signal]);
+  const watch = watchdog(idleMs, () => attempt.abort());
+  try {
+    const stream = await watch.race(client.stream(request, both));
+    const it = stream[Symbol.asyncIterator]();
+    return await readEvents({ next: () => watch.race(it.next()) }, hooks, out);
+  } finally {
+    watch.done();
+  }
+}
+
+/** Rejects a pending step with StreamStalledError when nothing arrived for `idleMs`. */
+function watchdog(idleMs: number, onStall: () => void) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let fail: ((e: Error) => void) | undefined;
+  const stalled = new Promise<never>((_, reject) => (fail = reject));
+  stalled.catch(() => {});
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      onStall();
+      fail!(new StreamStalledError(idleMs));
+    }, idleMs);
+  };
+  arm();
+  return {
+    race<T>(step: Promise<T>): Promise<T> {
+      return Promise.race([step, stalled]).then((v) => (arm(), v));
+    },
+    done: () => clearTimeout(timer),
+  };
+}
+
+async function readEvents(
+  it: { next(): Promise<IteratorResult<Anthropic.RawMessageStreamEvent>> },
+  hooks: LoopHooks,
+  out: StreamedReply,
+): Promise<StreamedReply> {
   let sawStop = false;
-  for await (const ev of stream) {
+  for (let r = await it.next(); !r.done; r = await it.next()) {
+    const ev = r.value;
     switch (ev.type) {
       case 'message_start': {
         const u = ev.message.usage;
@@ -218,6 +344,7 @@ async function runTools(
   hooks: LoopHooks,
   calls: DraftBlock[],
   inputs: ParsedInput[],
+  repeated: number[],
 ): Promise<ToolOutcome[]> {
   const { signal } = opts;
   const ctx: ToolContext = { ...opts.toolContext, signal };
@@ -235,7 +362,14 @@ async function runTools(
       calls.map(async (call, i) => {
         hooks.toolStatus(call.id!, 'running');
         const input = inputs[i]!;
-        const outcome = input.ok
+        const outcome: ToolOutcome = repeated[i]
+          ? {
+              content:
+                `${loopMessage(call.name!, repeated[i]!)} This call was not run. When the user continues, do not repeat it: ` +
+                'try a different approach, or tell the user what you were trying to do and what keeps failing.',
+              isError: true,
+            }
+          : input.ok
           ? await Promise.race([opts.registry.call(call.name!, input.value, { ...ctx, toolUseId: call.id! }), abort])
           : { content: input.error, isError: true };
         hooks.toolStatus(call.id!, outcome.isError ? 'error' : 'done');

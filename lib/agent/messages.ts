@@ -1,5 +1,23 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { isToolResultMessage, type ContentBlock, type StoredMessage } from '../contracts/conversation';
+import { fenceText, newMarker } from '../policy/fence';
+
+const TAB_TITLE_CHARS = 300;
+const TAB_URL_CHARS = 2_000;
+
+const attr = (s: string, max: number) =>
+  s.replace(/\s+/g, ' ').trim().slice(0, max).replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * The tab the user was looking at, as the model reads it before their words: "this page" then
+ * needs no list_tabs round. The title is the page's own text, so it is escaped and capped; the
+ * selection is page text too, and goes inside a fence like any third-party content.
+ */
+export function currentTabBlock(tab: NonNullable<StoredMessage['activeTab']>): Anthropic.TextBlockParam {
+  let text = `<current-tab tab_id="${tab.id}" title="${attr(tab.title, TAB_TITLE_CHARS)}" url="${attr(tab.url, TAB_URL_CHARS)}"/>`;
+  if (tab.selection) text += `\nThe user selected this text in it:\n${fenceText(tab.fence ?? newMarker(), tab.selection, 'selected text')}`;
+  return { type: 'text', text };
+}
 
 /** The conversation as the Messages API wants it; optionally marks the latest turn for caching. */
 export function toApiMessages(
@@ -9,11 +27,12 @@ export function toApiMessages(
   const out: Anthropic.MessageParam[] = [];
   for (const m of messages) {
     const prev = out[out.length - 1];
+    const content: ContentBlock[] = m.activeTab ? [currentTabBlock(m.activeTab), ...m.content] : m.content.slice();
     // Two user turns in a row (a message sent after an error) are one turn to the API.
     if (prev && prev.role === m.role) {
-      prev.content = [...(prev.content as ContentBlock[]), ...m.content];
+      prev.content = [...(prev.content as ContentBlock[]), ...content];
     } else {
-      out.push({ role: m.role, content: m.content.slice() });
+      out.push({ role: m.role, content });
     }
   }
   if (cacheLatestTurn) {

@@ -11,6 +11,11 @@ export interface ModelRequest {
 /** The one thing the loop needs from a model provider: a stream of Messages API events. */
 export interface ModelClient {
   stream(request: ModelRequest, signal: AbortSignal): Promise<AsyncIterable<Anthropic.RawMessageStreamEvent>>;
+  /**
+   * The request's exact input tokens, where the endpoint offers a count (the Messages API's
+   * count_tokens); undefined when it does not. Other failures throw.
+   */
+  countTokens?(request: ModelRequest, signal: AbortSignal): Promise<number | undefined>;
 }
 
 export interface ModelEndpoint {
@@ -41,6 +46,16 @@ export function createAnthropicClient({ apiKey, baseUrl }: ModelEndpoint): Model
         },
         { signal },
       );
+    },
+    async countTokens(req, signal) {
+      try {
+        const r = await client.messages.countTokens({ model: req.model, system: req.system, tools: req.tools, messages: req.messages }, { signal });
+        return r.input_tokens;
+      } catch (e) {
+        // Compatible endpoints often lack the route: not offered, rather than an error.
+        if (e instanceof Anthropic.APIError && (e.status === 404 || e.status === 405 || e.status === 501)) return undefined;
+        throw e;
+      }
     },
   };
 }

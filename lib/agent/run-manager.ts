@@ -1,8 +1,10 @@
 import type { Attention, KeepAlive } from '../contracts/ports';
 import type { ActivityEntry } from '../contracts/permissions';
 import { PolicySession, type PermissionsSource } from '../policy/session';
+import { mayNameTab } from '../policy/sites';
+import { newMarker } from '../policy/fence';
 import { engineUrl } from '../search-engines/run';
-import { emptyUsage, type Conversation, type DraftBlock, type RunState, type StoredMessage, type ToolCallStatus } from '../contracts/conversation';
+import { emptyUsage, MAX_SELECTION_CHARS, type Conversation, type TokenUsage, type DraftBlock, type RunState, type StoredMessage, type ToolCallStatus } from '../contracts/conversation';
 import type { UserReply } from '../contracts/questions';
 import type { ConversationSnapshot, RunEvent } from '../contracts/run-events';
 import { foldSubAgentEvent, type SubAgentView } from '../contracts/sub-agents';
@@ -13,6 +15,7 @@ import { detachedEnv, type BrowserEnv, type ToolEnv } from '../tools/env';
 import type { ToolDefinition, ToolRegistry } from '../tools/registry';
 import { TaskBoards } from '../tools/task-board';
 import type { ConversationStore } from './conversation-store';
+import { ContextManager, contextWindowFor } from './context';
 import { DraftInputBatch } from './draft-input-batch';
 import { runLoop, type LoopHooks, type LoopOutcome } from './loop';
 import { awaitsModel, regenerateCut, repairDanglingToolUse, titleFrom } from './messages';
@@ -44,7 +47,16 @@ export interface RunManagerDeps {
    * the policy (lib/policy). Absent only in unit tests of the loop's other parts.
    */
   policy?: { permissions: PermissionsSource; log?(entry: ActivityEntry): void };
+  /** Dollars for `usage` of `model` at the user's prices; undefined for a model without a price. */
+  cost?(usage: TokenUsage, model: string, settings: Settings): number | undefined;
   now?: () => Date;
+}
+
+function addUsage(to: TokenUsage, u: TokenUsage) {
+  to.input += u.input;
+  to.output += u.output;
+  to.cacheRead += u.cacheRead;
+  to.cacheWrite += u.cacheWrite;
 }
 
 interface ActiveRun {
@@ -153,11 +165,19 @@ export class RunManager {
     });
   }
 
-  /** The tab the user is looking at as they send: the policy lets the run read its site. */
+  /**
+   * The tab the user is looking at as they send, with what they selected in it: the model sees
+   * it with the message, and the policy lets the run read its site. A tab on a site the user
+   * blocked is not recorded at all: the model is not even told its address.
+   */
   private async userTab(): Promise<StoredMessage['activeTab']> {
     try {
       const tab = await this.deps.browser?.tabs.userTab();
-      return tab && { id: tab.id, url: tab.url, title: tab.title };
+      if (!tab) return undefined;
+      const permissions = await this.deps.policy?.permissions.current();
+      if (permissions && !mayNameTab(permissions, tab.url)) return undefined;
+      const selection = await this.deps.browser!.pages.selection(tab.id, MAX_SELECTION_CHARS);
+      return { id: tab.id, url: tab.url, title: tab.title, ...(selection ? { selection, fence: newMarker() } : {}) };
     } catch {
       return undefined;
     }
@@ -346,13 +366,7 @@ export class RunManager {
         active.toolStatus[toolId] = status;
         this.emit(id, { type: 'tool_status', id: toolId, status });
       },
-      usage: (u) => {
-        state.usage.input += u.input;
-        state.usage.output += u.output;
-        state.usage.cacheRead += u.cacheRead;
-        state.usage.cacheWrite += u.cacheWrite;
-        this.emitRun(conversation, state);
-      },
+      usage: (u) => account(u, settings.model),
       round: (n) => {
         state.round = n;
         this.emitRun(conversation, state);
@@ -365,12 +379,45 @@ export class RunManager {
       },
     };
     const client = this.deps.createClient({ apiKey: settings.apiKey, baseUrl: settings.baseUrl });
+    const summaryModel = settings.summaryModel || settings.model;
+    /** Every model call of the run counts: the loop's, sub-agents', summaries' and compaction's. */
+    const account = (u: TokenUsage, model: string) => {
+      addUsage(state.usage, u);
+      const totals = (conversation.totals ??= { usage: emptyUsage(), cost: 0, unpricedTokens: 0 });
+      addUsage(totals.usage, u);
+      const cost = this.deps.cost?.(u, model, settings);
+      if (cost === undefined) {
+        const n = u.input + u.output + u.cacheRead + u.cacheWrite;
+        state.unpricedTokens = (state.unpricedTokens ?? 0) + n;
+        totals.unpricedTokens += n;
+      } else {
+        state.cost = (state.cost ?? 0) + cost;
+        totals.cost += cost;
+      }
+      this.emitRun(conversation, state);
+      this.emit(id, { type: 'totals', totals: { ...totals, usage: { ...totals.usage } } });
+    };
+    const context = new ContextManager({
+      client,
+      window: contextWindowFor(settings.model, settings.contextWindow),
+      threshold: settings.contextThreshold / 100,
+      maxTokens: settings.maxTokens,
+      model: settings.model,
+      noteModel: summaryModel,
+      ...(conversation.context ? { view: conversation.context } : {}),
+      changed: async (view) => {
+        conversation.context = view;
+        await this.deps.store.update(id, { context: view });
+        this.emit(id, { type: 'context', context: view });
+      },
+      usage: account,
+    });
     const gate = this.deps.policy && this.policyFor(id, conversation, registry, settings, this.deps.policy);
     const env: ToolEnv = {
       ...detachedEnv(settings),
       ...this.deps.browser,
       summarize: (text, prompt, signal) =>
-        summarize(text, prompt, { client, model: settings.summaryModel || settings.model, maxTokens: settings.maxTokens, signal }),
+        summarize(text, prompt, { client, model: summaryModel, maxTokens: settings.maxTokens, signal, usage: (u) => account(u, summaryModel) }),
       notify: (notice) => this.emit(id, { type: 'notice', notice }),
       ask: (question, signal) => this.questions.ask(id, question, settings.askUserTimeoutSec * 1000, signal),
       subAgent: (request, toolUseId, signal) =>
@@ -405,6 +452,15 @@ export class RunManager {
           roundCap: settings.roundCap,
           messages: conversation.messages,
           signal: controller.signal,
+          context,
+          streamIdleMs: settings.streamIdleSec * 1000,
+          loopGuard: settings.loopGuardRepeats,
+          budget: () => {
+            const u = state.usage;
+            if (settings.tokenBudget && u.input + u.output + u.cacheRead + u.cacheWrite >= settings.tokenBudget) return 'token_budget';
+            if (settings.costBudget && (state.cost ?? 0) >= settings.costBudget) return 'cost_budget';
+            return undefined;
+          },
         },
         hooks,
       );
@@ -454,9 +510,13 @@ export class RunManager {
     if (outcome.kind === 'error') {
       state.status = 'error';
       state.error = outcome.error;
+    } else if (outcome.kind === 'round_cap' || outcome.kind === 'paused') {
+      state.status = 'awaiting_continue';
+      state.pause = outcome.kind === 'paused' ? outcome.reason : 'round_cap';
     } else {
-      state.status = outcome.kind === 'round_cap' ? 'awaiting_continue' : outcome.kind;
+      state.status = outcome.kind;
     }
+    if (conversation.totals) await this.deps.store.update(conversation.id, { totals: conversation.totals });
     await this.setRun(conversation, state);
   }
 

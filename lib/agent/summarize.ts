@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { TokenUsage } from '../contracts/conversation';
 import type { ModelClient } from './model';
 
 /**
@@ -28,6 +29,8 @@ export interface SummarizeOptions {
   maxTokens: number;
   signal: AbortSignal;
   chunkChars?: number;
+  /** Each request's tokens, so summaries count in the run's usage and cost. */
+  usage?(u: TokenUsage): void;
 }
 
 /** Splits at paragraph, then line, then any boundary, so parts stay readable. */
@@ -58,9 +61,16 @@ async function ask(o: SummarizeOptions, system: string, user: string): Promise<s
     o.signal,
   );
   let out = '';
+  const u: TokenUsage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
   for await (const ev of stream as AsyncIterable<Anthropic.RawMessageStreamEvent>) {
     if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') out += ev.delta.text;
+    else if (ev.type === 'message_start') {
+      u.input = ev.message.usage.input_tokens ?? 0;
+      u.cacheRead = ev.message.usage.cache_read_input_tokens ?? 0;
+      u.cacheWrite = ev.message.usage.cache_creation_input_tokens ?? 0;
+    } else if (ev.type === 'message_delta') u.output = ev.usage.output_tokens ?? u.output;
   }
+  o.usage?.(u);
   return out.trim();
 }
 

@@ -38,6 +38,32 @@ export interface PageRunOutcome extends PageRunResult {
 export interface PagesAdapter {
   read(tabId: number, options: { selector?: string; maxLength?: number }, signal: AbortSignal): Promise<PageContent>;
   run(tabId: number, code: string, options: PageRunOptions): Promise<PageRunOutcome>;
+  /** The text the user selected in the tab (any frame), at most `maxChars`; empty when none or unreadable. */
+  selection(tabId: number, maxChars: number): Promise<string>;
+}
+
+const SELECTION_TIMEOUT_MS = 1_000;
+
+/**
+ * Read in the isolated world of every frame, the first non-empty wins. The user is sending a
+ * message: a page that does not answer within a second is not worth waiting on.
+ */
+async function selectionIn(tabId: number, maxChars: number): Promise<string> {
+  try {
+    const results = (await Promise.race([
+      browser.scripting.executeScript({
+        target: { tabId, allFrames: true },
+        func: (max: number) => (globalThis.getSelection?.()?.toString() ?? '').slice(0, max),
+        args: [maxChars],
+      }),
+      new Promise<undefined>((r) => setTimeout(r, SELECTION_TIMEOUT_MS)),
+    ])) as { result?: unknown }[] | undefined;
+    const found = results?.map((r) => (typeof r.result === 'string' ? r.result.trim() : '')).find(Boolean) ?? '';
+    return found.slice(0, maxChars);
+  } catch {
+    // Restricted pages (the browser's own, the web store) have no readable selection.
+    return '';
+  }
 }
 
 const READER_FILE = '/page-reader.js';
@@ -151,6 +177,7 @@ export function createChromePages(): PagesAdapter {
   return {
     // Chrome's isolated world reads the DOM as fast as the page does, out of the page's reach.
     read: (...a) => readPage(['ISOLATED'], ...a),
+    selection: selectionIn,
     async run(tabId, code, o) {
       const first = await runInMain(tabId, code, o);
       if (first.ok || first.error?.kind !== 'csp') return { ...first, world: 'main' };
@@ -198,6 +225,7 @@ export function createFirefoxPages(): PagesAdapter {
     // the first injection into the tab; the read itself ~0.1 s). The page can then see the reader; it
     // could only lie about its own content, which it can do anyway.
     read: (...a) => readPage(['MAIN', 'ISOLATED'], ...a),
+    selection: selectionIn,
     async run(tabId, code, o) {
       const first = await runInMain(tabId, code, o);
       if (first.ok || first.error?.kind !== 'csp') return { ...first, world: 'main' };

@@ -20,9 +20,11 @@ export interface StoredMessage {
   /**
    * On the user's message: the tab that was active in their window when they sent it, and the
    * text selected in it (at most MAX_SELECTION_CHARS). The model sees it with the message
-   * (lib/agent/messages.ts); a tab on a site the user blocked is not recorded.
+   * (lib/agent/messages.ts), the selection inside an untrusted-content fence whose marker is
+   * `fence` (drawn when the message was sent, so every request repeats the same bytes); a tab on a
+   * site the user blocked is not recorded.
    */
-  activeTab?: { id: number; url: string; title: string; selection?: string };
+  activeTab?: { id: number; url: string; title: string; selection?: string; fence?: string };
 }
 
 export const MAX_SELECTION_CHARS = 10_000;

@@ -2,7 +2,7 @@
  * A contract: what the background pushes to every UI attached to a conversation (the port's
  * run events) and the snapshot a UI starts from.
  */
-import type { Conversation, DraftBlock, RunState, StoredMessage, Task, ToolCallStatus } from './conversation';
+import type { ContextView, Conversation, ConversationTotals, DraftBlock, RunState, StoredMessage, Task, ToolCallStatus } from './conversation';
 import type { Notice } from './notices';
 import type { PendingQuestion } from './questions';
 import type { SubAgentEvent, SubAgentView } from './sub-agents';
@@ -33,4 +33,7 @@ export type RunEvent =
   | { type: 'notice'; notice: Notice }
   | { type: 'question'; question: PendingQuestion }
   | { type: 'question_closed'; id: string }
-  | { type: 'sub_agent_event'; toolUseId: string; event: SubAgentEvent };
+  | { type: 'sub_agent_event'; toolUseId: string; event: SubAgentEvent }
+  /** The model's view of the conversation changed: old tool results elided, or turns compacted. */
+  | { type: 'context'; context: ContextView }
+  | { type: 'totals'; totals: ConversationTotals };

@@ -2,7 +2,7 @@
  * Sites as the permissions name them: a scheme and a host, any port. Pure functions, so the
  * policy's decisions can be tested without a browser.
  */
-import type { SiteRule } from '../contracts/permissions';
+import type { Permissions, SiteRule } from '../contracts/permissions';
 
 export interface SiteOf {
   /** `https://mail.example.com` (file: URLs are all one site, `file://`). */
@@ -60,6 +60,17 @@ export function ruleFor(rules: readonly SiteRule[], site: SiteOf): SiteRule | un
     if (parent?.subdomains) return parent;
   }
   return undefined;
+}
+
+/**
+ * Whether the model may be told of a tab at `url` (its title and address with the user's
+ * message): not when the user blocked reading its site, nor a local file while local files are off.
+ */
+export function mayNameTab(permissions: Permissions, url: string): boolean {
+  const site = siteOf(url);
+  if (!site) return true;
+  if (site.scheme === 'file' && !permissions.localFiles) return false;
+  return ruleFor(permissions.sites, site)?.read !== 'block';
 }
 
 /** `host` is `named` or one of its subdomains (a user who names example.com means www.example.com too). */

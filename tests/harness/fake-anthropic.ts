@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { exactTokens as countTokens } from './tokens';
 
 /**
  * A local fake of the Anthropic Messages API: real SSE streams (message_start,
@@ -117,8 +118,40 @@ export function rawToolResult(body: any): { content: any; isError: boolean } {
   return { content, isError: !!block.is_error };
 }
 
+/**
+ * A request's input tokens as this fake counts them: every text the model would read (system,
+ * tool definitions, message texts, tool inputs and results) through a real BPE tokenizer (the
+ * one Anthropic published for its earlier models), plus a few tokens of framing per block. It
+ * stands in for the API's exact count, which the extension can only estimate.
+ */
+export function countRequestTokens(body: any): number {
+  const texts: string[] = [];
+  let framing = 0;
+  for (const s of [body?.system ?? []].flat()) texts.push(typeof s === 'string' ? s : (s.text ?? ''));
+  if (body?.tools?.length) texts.push(JSON.stringify(body.tools.map(({ cache_control: _c, ...t }: any) => t)));
+  for (const m of body?.messages ?? []) {
+    framing += 4;
+    for (const b of typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content) {
+      framing += 3;
+      if (b.type === 'text') texts.push(b.text);
+      else if (b.type === 'tool_use') texts.push(b.name, JSON.stringify(b.input));
+      else if (b.type === 'tool_result') {
+        if (typeof b.content === 'string') texts.push(b.content);
+        else for (const c of b.content ?? []) texts.push(c.type === 'text' ? c.text : '');
+      }
+    }
+  }
+  return texts.reduce((n, t) => n + (t ? countTokens(t) : 0), framing);
+}
+
 export class FakeAnthropic {
   readonly requests: RecordedRequest[] = [];
+  /**
+   * When set, the fake plays a model with this context window: requests are counted exactly
+   * (usage reports the count) and one past the window is refused with the API's 400
+   * "prompt is too long". It also answers count_tokens.
+   */
+  contextWindow?: number;
   private readonly queue: (ScriptedReply | ReplyFn)[] = [];
   private server?: http.Server;
   private waiters: { n: number; resolve: () => void }[] = [];
@@ -133,6 +166,7 @@ export class FakeAnthropic {
   reset() {
     this.queue.length = 0;
     this.requests.length = 0;
+    this.contextWindow = undefined;
   }
 
   get pending() {
@@ -180,11 +214,21 @@ export class FakeAnthropic {
     });
     this.waiters = this.waiters.filter((w) => (this.requests.length >= w.n ? (w.resolve(), false) : true));
 
+    if (req.method === 'POST' && req.url?.startsWith('/v1/messages/count_tokens')) {
+      if (!this.contextWindow) return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'fake: count_tokens is off' } });
+      return json(res, 200, { input_tokens: countRequestTokens(body) });
+    }
     if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
       return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: `fake: no route ${req.method} ${req.url}` } });
     }
     if (apiKeyOf(req.headers) === 'bad-key') {
       return json(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+    }
+    if (this.contextWindow) {
+      const n = countRequestTokens(body);
+      if (n > this.contextWindow) {
+        return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: `prompt is too long: ${n} tokens > ${this.contextWindow} maximum` } });
+      }
     }
     const next = this.queue.shift();
     let reply: ScriptedReply | undefined;
@@ -236,7 +280,11 @@ export class FakeAnthropic {
       cache_read_input_tokens: cached ? 300 : 0,
       ...reply.usage,
     };
-    usage.input_tokens = Math.round(usage.input_tokens);
+    if (this.contextWindow && !reply.usage?.input_tokens) {
+      // Exact counts: what was cached is reported as read, as the API does.
+      usage.input_tokens = countRequestTokens(body) - usage.cache_read_input_tokens - usage.cache_creation_input_tokens;
+    }
+    usage.input_tokens = Math.max(0, Math.round(usage.input_tokens));
     const out: [string, unknown][] = [
       ['message_start', { type: 'message_start', message: { id: `msg_${++this.idCounter}`, type: 'message', role: 'assistant', model: body?.model ?? 'fake', content: [], stop_reason: null, stop_sequence: null, usage } }],
     ];

@@ -154,6 +154,7 @@ describe("get_tab_content's failures", () => {
     run: async () => {
       throw error;
     },
+    selection: async () => '',
   });
 
   it("gives the page's own message as it is", async () => {
