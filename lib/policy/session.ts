@@ -59,6 +59,8 @@ export class PolicySession implements ToolGate {
     const named = new Set<string>();
     let tainted = false;
     for (const m of deps.history) {
+      // Text the user selected on a page is the page's text: it came in with their message.
+      if (m.activeTab?.selection) tainted = true;
       for (const b of m.content) {
         if (m.role === 'user' && b.type === 'text') for (const h of hostsNamedIn(b.text)) named.add(h);
         if (b.type === 'tool_use' && deps.carriesThirdPartyText(b.name)) tainted = true;

@@ -1,5 +1,5 @@
 import { foldSubAgentEvent, type SubAgentView } from '../contracts/sub-agents';
-import type { DraftBlock, RunState, StoredMessage, Task, ToolCallStatus } from '../contracts/conversation';
+import type { ContextView, ConversationTotals, DraftBlock, RunState, StoredMessage, Task, ToolCallStatus } from '../contracts/conversation';
 import type { PendingQuestion } from '../contracts/questions';
 import type { RunEvent } from '../contracts/run-events';
 import type { Notice } from '../contracts/notices';
@@ -19,6 +19,10 @@ export class ChatState {
   subAgents = $state.raw<Record<string, SubAgentView>>({});
   /** The latest thing a tool asked to tell the user, until dismissed. */
   notice = $state<Notice | null>(null);
+  /** What the model sees of a long conversation: where its view begins, what it sees shortened. */
+  context = $state.raw<ContextView | undefined>(undefined);
+  /** Tokens and cost of every run of this conversation. */
+  totals = $state.raw<ConversationTotals | undefined>(undefined);
   /** False until the first snapshot after attaching (and while reconnecting). */
   loaded = $state(false);
 
@@ -36,6 +40,8 @@ export class ChatState {
     this.questions = [];
     this.subAgents = {};
     this.notice = null;
+    this.context = undefined;
+    this.totals = undefined;
     this.loaded = loaded;
   }
 
@@ -52,6 +58,8 @@ export class ChatState {
         this.tasks = tasks;
         this.questions = questions ?? [];
         this.subAgents = subAgents ?? {};
+        this.context = conversation.context;
+        this.totals = conversation.totals;
         this.loaded = true;
         break;
       }
@@ -105,6 +113,12 @@ export class ChatState {
         break;
       case 'notice':
         this.notice = ev.notice;
+        break;
+      case 'context':
+        this.context = ev.context;
+        break;
+      case 'totals':
+        this.totals = ev.totals;
         break;
     }
   }
