@@ -4,6 +4,8 @@ import { launch, type BrowserName, type ExtensionBrowser } from '../harness/brow
 import { apiKeyOf, FakeAnthropic, text } from '../harness/fake-anthropic';
 import { FixtureServer } from '../harness/fixture-server';
 import { PopupPage } from '../harness/popup';
+import { BUILTIN_PRICES } from '../../lib/agent/pricing';
+import { SETTINGS_VERSION } from '../../lib/settings';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
 
@@ -64,7 +66,7 @@ describe.each(browsers)('management page settings in %s', (name) => {
     await options.click('button[type="submit"]');
     await options.waitForFunction(() => document.querySelector('[data-status="saved"]'));
     expect(await stored(options)).toMatchObject({
-      version: 4,
+      version: SETTINGS_VERSION,
       apiKey: 'sk-from-the-form',
       baseUrl: fake.url,
       model: 'fake-model-x',
@@ -109,5 +111,32 @@ describe.each(browsers)('management page settings in %s', (name) => {
     await options.click('button[type="submit"]');
     await options.waitForFunction(() => document.querySelector('[data-status="saved"]'), { polling: 100 });
     expect(await stored(options)).toMatchObject({ searchEngine: 'bing', bingEndpoint: `${fixtures.url}/engines/bing/search`, baiduEndpoint: '', allowPrivateNetwork: true });
+  });
+
+  it('refuses a negative price inline and saves nothing; saves a context window that a fresh page shows again', async () => {
+    const before = await stored(options);
+    expect(await options.$eval('#price-0-model', (el) => (el as HTMLInputElement).value)).toBe(BUILTIN_PRICES[0]!.model);
+    await fill(options, '#price-0-input', '-1');
+    await fill(options, '#contextWindow', '64000');
+    await options.click('button[type="submit"]');
+    await options.waitForFunction(() => document.querySelector('[data-status="invalid"]'), { polling: 100 });
+    expect(await options.$eval('#price-0-input-error', (el) => el.textContent)).toBe(
+      'Enter a price in dollars per million tokens: a number from 0 to 10000, never negative.',
+    );
+    expect(await options.$eval('#price-0-input', (el) => el.getAttribute('aria-invalid'))).toBe('true');
+    expect(await options.$eval('#price-0-input', (el) => el.getAttribute('aria-describedby'))).toBe('price-0-input-error');
+    expect(await stored(options)).toEqual(before);
+
+    await fill(options, '#price-0-input', String(BUILTIN_PRICES[0]!.input));
+    await options.click('button[type="submit"]');
+    await options.waitForFunction(() => document.querySelector('[data-status="saved"]'), { polling: 100 });
+    expect(await stored(options)).toMatchObject({ version: SETTINGS_VERSION, contextWindow: 64_000, prices: [] });
+
+    // A fresh page (over BiDi, reload() of a moz-extension:// page never resolves).
+    const again = await ext.open('options.html', { width: 900, height: 800 });
+    await again.waitForSelector('form[aria-busy="false"]');
+    expect(await again.$eval('#contextWindow', (el) => (el as HTMLInputElement).value)).toBe('64000');
+    expect(await again.$eval('#price-0-input', (el) => (el as HTMLInputElement).value)).toBe(String(BUILTIN_PRICES[0]!.input));
+    await again.close();
   });
 });
