@@ -12,6 +12,8 @@ import type { ModelClient, ModelRequest } from './model';
 import { summarize } from './summarize';
 import { estimateContentTokens, estimateTokens } from './token-estimate';
 
+export { contextWindowFor, DEFAULT_CONTEXT_WINDOW } from './context-window';
+
 /**
  * The model's view of a long conversation. Storage and the UI keep every message; what the model
  * is sent is shortened when the conversation nears the context window: first the oldest tool
@@ -19,22 +21,6 @@ import { estimateContentTokens, estimateTokens } from './token-estimate';
  * oldest turns are replaced by a note the model writes. A request the API refuses as too long
  * forces the same, harder, and is retried once — a conversation never dies of its own length.
  */
-
-export const DEFAULT_CONTEXT_WINDOW = 200_000;
-
-/**
- * Context windows known per model family (the longest prefix wins). Anthropic's current models
- * take 200,000 tokens unless a beta header asks for more, which Pagewright never sends.
- */
-const KNOWN_WINDOWS: [prefix: string, tokens: number][] = [['claude-', 200_000]];
-
-/** The window to manage against: the user's setting when set (non-zero), else the model's, else 200,000. */
-export function contextWindowFor(model: string, setting = 0): number {
-  if (setting > 0) return setting;
-  let best: [string, number] | undefined;
-  for (const entry of KNOWN_WINDOWS) if (model.startsWith(entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;
-  return best?.[1] ?? DEFAULT_CONTEXT_WINDOW;
-}
 
 /** Characters of an elided tool result that the model still sees. */
 export const ELIDED_KEEP_CHARS = 500;

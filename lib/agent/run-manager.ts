@@ -16,6 +16,7 @@ import type { ToolDefinition, ToolRegistry } from '../tools/registry';
 import { TaskBoards } from '../tools/task-board';
 import type { ConversationStore } from './conversation-store';
 import { ContextManager, contextWindowFor } from './context';
+import { costOf, priceFor } from './pricing';
 import { DraftInputBatch } from './draft-input-batch';
 import { runLoop, type LoopHooks, type LoopOutcome } from './loop';
 import { awaitsModel, regenerateCut, repairDanglingToolUse, titleFrom } from './messages';
@@ -50,6 +51,12 @@ export interface RunManagerDeps {
   /** Dollars for `usage` of `model` at the user's prices; undefined for a model without a price. */
   cost?(usage: TokenUsage, model: string, settings: Settings): number | undefined;
   now?: () => Date;
+}
+
+/** Each request priced on its own (a long prompt can have its own rates). */
+function defaultCost(u: TokenUsage, model: string, settings: Settings): number | undefined {
+  const price = priceFor(model, settings.prices);
+  return price && costOf(u, price);
 }
 
 function addUsage(to: TokenUsage, u: TokenUsage) {
@@ -385,7 +392,7 @@ export class RunManager {
       addUsage(state.usage, u);
       const totals = (conversation.totals ??= { usage: emptyUsage(), cost: 0, unpricedTokens: 0 });
       addUsage(totals.usage, u);
-      const cost = this.deps.cost?.(u, model, settings);
+      const cost = (this.deps.cost ?? defaultCost)(u, model, settings);
       if (cost === undefined) {
         const n = u.input + u.output + u.cacheRead + u.cacheWrite;
         state.unpricedTokens = (state.unpricedTokens ?? 0) + n;

@@ -104,8 +104,9 @@ describe('the import graph', () => {
     expect(graph.get('lib/tools/catalog.ts')?.filter((d) => !d.startsWith('lib/contracts/'))).toEqual([]);
   });
 
-  it('keeps the price table pure, so the UI may load it: it imports only the settings schema and the contracts', () => {
+  it('keeps the price table and the context windows pure, so the UI may load them: they import only the settings schema and the contracts', () => {
     expect(graph.get('lib/agent/pricing.ts')?.filter((d) => d !== 'lib/settings.ts' && !d.startsWith('lib/contracts/'))).toEqual([]);
+    expect(graph.get('lib/agent/context-window.ts') ?? []).toEqual([]);
   });
 
   it('keeps the UI, the protocol and the browser adapters out of the agent and the tools', () => {
@@ -113,10 +114,11 @@ describe('the import graph', () => {
     const layered = (f: string) => ui(f) || f === 'lib/protocol.ts' || f.startsWith('lib/browser/');
     // The management page lists the built-in tools (for agent profiles and skill names) from
     // their facts, which lib/tools/catalog.ts holds apart from the handlers.
-    // The price table and cost display (lib/agent/pricing.ts) are pure: Settings edits the table
-    // and the popup shows costs with them, without loading any of the agent's machinery.
+    // The price table and cost display (lib/agent/pricing.ts) and the context windows are pure:
+    // Settings and the popup use them without loading any of the agent's machinery.
+    const pure = new Set(['lib/agent/pricing.ts', 'lib/agent/context-window.ts']);
     const internal = (file: string, dep: string) =>
-      (dep.startsWith('lib/agent/') && dep !== 'lib/agent/pricing.ts') || (dep.startsWith('lib/tools/') && !(file.startsWith('entrypoints/options/') && dep === 'lib/tools/catalog.ts'));
+      (dep.startsWith('lib/agent/') && !pure.has(dep)) || (dep.startsWith('lib/tools/') && !(file.startsWith('entrypoints/options/') && dep === 'lib/tools/catalog.ts'));
     const offending = [...graph].flatMap(([file, deps]) => (layered(file) ? deps.filter((d) => internal(file, d)).map((d) => `${file} → ${d}`) : []));
     expect(offending).toEqual([]);
   });
