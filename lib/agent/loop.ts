@@ -124,7 +124,7 @@ export async function runLoop(opts: LoopOptions, hooks: LoopHooks): Promise<Loop
         const retryable = stalled ? stalls < 2 : c.retryable;
         if (!retryable || attempt + 1 >= MAX_MODEL_ATTEMPTS) {
           hooks.usage(partial.usage);
-          if (stalled) await commitPartialText(opts, hooks, partial.blocks);
+          if (stalled) await commitPartialText(opts, hooks, partial.blocks, true);
           return { kind: 'error', error: stalled ? { kind: 'stream', message: (e as Error).message } : c.error };
         }
         const delay = backoffMs(attempt, c.retryAfterMs);
@@ -387,11 +387,11 @@ async function commit(opts: LoopOptions, hooks: LoopHooks, message: StoredMessag
 }
 
 /** A stopped reply keeps the text the user already saw; half-streamed tool calls are dropped. */
-async function commitPartialText(opts: LoopOptions, hooks: LoopHooks, blocks: DraftBlock[]) {
+async function commitPartialText(opts: LoopOptions, hooks: LoopHooks, blocks: DraftBlock[], incomplete = false) {
   const content: ContentBlock[] = blocks
     .filter((b) => b?.type === 'text' && b.text.trim())
     .map((b) => ({ type: 'text', text: b.text }));
-  if (content.length) await commit(opts, hooks, { role: 'assistant', content, at: Date.now() });
+  if (content.length) await commit(opts, hooks, { role: 'assistant', content, at: Date.now(), ...(incomplete ? { incomplete: true as const } : {}) });
 }
 
 function withCacheBreakpoint(tools: Anthropic.Tool[]): Anthropic.Tool[] {

@@ -15,7 +15,7 @@ const attr = (s: string, max: number) =>
  */
 export function currentTabBlock(tab: NonNullable<StoredMessage['activeTab']>): Anthropic.TextBlockParam {
   let text = `<current-tab tab_id="${tab.id}" title="${attr(tab.title, TAB_TITLE_CHARS)}" url="${attr(tab.url, TAB_URL_CHARS)}"/>`;
-  if (tab.selection) text += `\nThe user selected this text in it:\n${fenceText(tab.fence ?? newMarker(), tab.selection, 'selected text')}`;
+  if (tab.selection) text += `\nThe user selected this text in it:\n${fenceText(tab.fence ?? newMarker(), tab.selection, 'selection')}`;
   return { type: 'text', text };
 }
 
@@ -68,10 +68,10 @@ export function regenerateCut(messages: readonly StoredMessage[]): number | unde
   return undefined;
 }
 
-/** Does the conversation end where the model owes a reply? */
+/** Does the conversation end where the model owes a reply (or a reply that broke off)? */
 export function awaitsModel(messages: readonly StoredMessage[]): boolean {
   const last = messages[messages.length - 1];
-  return !!last && last.role === 'user';
+  return !!last && (last.role === 'user' || !!last.incomplete);
 }
 
 export function titleFrom(text: string): string {

@@ -211,6 +211,12 @@ export class RunManager {
       if (!conversation) throw new Error('This conversation no longer exists.');
       await this.repair(conversation);
       const settings = await this.deps.loadSettings();
+      if (conversation.messages.at(-1)?.incomplete) {
+        // Retry after a reply broke off: the whole reply replaces the words that had arrived.
+        conversation.messages.length -= 1;
+        await this.deps.store.truncate(conversationId, conversation.messages.length);
+        this.emit(conversationId, { type: 'messages_replaced', messages: conversation.messages.slice() });
+      }
       if (awaitsModel(conversation.messages)) {
         this.start(conversation, settings);
       } else {

@@ -15,6 +15,11 @@ export interface StoredMessage {
   role: 'user' | 'assistant';
   content: ContentBlock[];
   at: number;
+  /**
+   * On an assistant message: the reply broke off (its stream went silent) and this is the text
+   * that had arrived; Retry replaces it with a whole reply.
+   */
+  incomplete?: true;
   /** On a tool-result message: how the policy decided each consequential call, by tool_use id. */
   decisions?: Record<string, CallDecision>;
   /**

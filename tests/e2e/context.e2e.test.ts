@@ -64,7 +64,8 @@ describe.each(browsers)('long conversations, the current tab, cost and guards in
   });
 
   it('carries the selected text, fenced, and never names a tab on a blocked site', async () => {
-    const url = `${fixtures.url}/readability/001/source.html`;
+    // Its own URL: the test finds the page to select in by its address.
+    const url = `${fixtures.url}/readability/001/source.html?selection`;
     await lookAt(url, '');
     const page = await session.pageShowing(url);
     const selected = await page.evaluate(() => {
@@ -79,7 +80,7 @@ describe.each(browsers)('long conversations, the current tab, cost and guards in
     await session.popup.send('What does this mean?');
     await session.popup.waitForAssistantText('Seen the selection.');
     const block = currentTab(fake.requests[0]!.body);
-    expect(block).toMatch(/<untrusted-content id="[0-9a-f]{24}" source="selected text">/);
+    expect(block).toMatch(/<untrusted-content id="[0-9a-f]{24}" source="selection">/);
     expect(block.replace(/\s+/g, ' ')).toContain(selected.replace(/\s+/g, ' ').slice(0, 200));
 
     const blocked = `${siteUrl(fixtures.url, 'blocked')}/index.html`;
