@@ -243,9 +243,9 @@ function describeIssue(root: string, issue: v.BaseIssue<unknown>): string {
   return `${path}: ${what}, got ${issue.received}.`;
 }
 
-/** `"a" | "b" | "c"` → `a, b or c`. */
+/** `("a" | "b" | "c")` → `a, b or c`. */
 function alternatives(expected: string | null): string {
-  const parts = (expected ?? 'something else').split(' | ').map((p) => p.replace(/^"(.*)"$/, '$1'));
+  const parts = (expected ?? 'something else').replace(/^\((.*)\)$/, '$1').split(' | ').map((p) => p.replace(/^"(.*)"$/, '$1'));
   return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} or ${parts.at(-1)}` : parts[0]!;
 }
 
@@ -267,7 +267,7 @@ export interface MarkdownWords {
   tab: string;
   error: string;
   noResult: string;
-  /** `$1` is how many characters of the result are not shown. */
+  /** After a preview that leaves some out: `$1` is how many characters the whole result has. */
   more: string;
 }
 
@@ -279,7 +279,7 @@ export const ENGLISH_WORDS: MarkdownWords = {
   tab: 'Tab: $1',
   error: 'error',
   noResult: 'no result',
-  more: '+$1 characters',
+  more: '$1 characters in all',
 };
 
 const PREVIEW_LINES = 3;
@@ -321,9 +321,10 @@ function toolLine(call: Anthropic.ToolUseBlockParam, result: Anthropic.ToolResul
     .map((l) => l.trim())
     // The untrusted-content fence around third-party text says nothing to a reader.
     .filter((l) => l && !/^<\/?untrusted-content\b[^>]*>$/.test(l));
-  const preview = clip(lines.slice(0, PREVIEW_LINES).join(' ⏎ '), PREVIEW_CHARS);
-  const rest = text.length - preview.replace(/…$/, '').length;
-  const more = lines.length > PREVIEW_LINES || preview.endsWith('…') ? ` (${fill(words.more, rest.toLocaleString('en-US'))})` : '';
+  const joined = lines.slice(0, PREVIEW_LINES).join(' ⏎ ');
+  const preview = clip(joined, PREVIEW_CHARS);
+  const whole = lines.join('\n').length;
+  const more = lines.length > PREVIEW_LINES || preview !== joined ? ` (${fill(words.more, whole.toLocaleString('en-US'))})` : '';
   return `${head} ${result.is_error ? `${words.error}: ` : ''}${code(preview)}${more}`;
 }
 

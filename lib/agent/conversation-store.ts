@@ -123,9 +123,15 @@ export class ConversationStore {
     const { messages, ...rest } = conversation;
     const meta: ConversationMeta = { ...rest, id: newId() };
     await this.tx([META, MESSAGES], 'readwrite', (t) => {
-      t.objectStore(META).add(meta);
-      const records = t.objectStore(MESSAGES);
-      messages.forEach((message, seq) => records.add({ conversationId: meta.id, seq, message } satisfies MessageRecord));
+      try {
+        t.objectStore(META).add(meta);
+        const records = t.objectStore(MESSAGES);
+        messages.forEach((message, seq) => records.add({ conversationId: meta.id, seq, message } satisfies MessageRecord));
+      } catch (e) {
+        // A record that cannot be stored throws here, before the transaction knows: undo the rest.
+        t.abort();
+        throw e;
+      }
     });
     return { ...meta, messages };
   }
