@@ -316,16 +316,30 @@ function toolLine(call: Anthropic.ToolUseBlockParam, result: Anthropic.ToolResul
   const head = `- **${call.name}** ${code(input)} →`;
   if (!result) return `${head} *${words.noResult}*`;
   const text = resultText(result);
-  const lines = text
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    // The untrusted-content fence around third-party text says nothing to a reader.
-    .filter((l) => l && !/^<\/?untrusted-content\b[^>]*>$/.test(l));
+  const lines = readableLines(text);
   const joined = lines.slice(0, PREVIEW_LINES).join(' ⏎ ');
   const preview = clip(joined, PREVIEW_CHARS);
-  const whole = lines.join('\n').length;
-  const more = lines.length > PREVIEW_LINES || preview !== joined ? ` (${fill(words.more, whole.toLocaleString('en-US'))})` : '';
+  const more = lines.length > PREVIEW_LINES || preview !== joined ? ` (${fill(words.more, text.length.toLocaleString('en-US'))})` : '';
   return `${head} ${result.is_error ? `${words.error}: ` : ''}${code(preview)}${more}`;
+}
+
+const FENCE_LINE = /^<\/?untrusted-content\b[^>]*>$/;
+
+/**
+ * A result as lines a person reads: most tools answer with a JSON object, shown as `key: value`
+ * lines; the untrusted-content fence around third-party text says nothing to a reader.
+ */
+function readableLines(text: string): string[] {
+  const lines = (s: string) => s.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !FENCE_LINE.test(l));
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return lines(text);
+  }
+  if (typeof value === 'string') return lines(value);
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return lines(text);
+  return Object.entries(value).map(([k, v]) => `${k}: ${typeof v === 'string' ? lines(v).join(' ') : JSON.stringify(v)}`);
 }
 
 function resultText(result: Anthropic.ToolResultBlockParam): string {

@@ -60,7 +60,7 @@ describe('toMarkdown', () => {
         '',
         'I will read it.',
         '',
-        '- **get_tab_content** `{"tab_id":3}` → `# Fixture page ⏎ Welcome to the fixture. ⏎ Second paragraph.` (71 characters in all)',
+        '- **get_tab_content** `{"tab_id":3}` → `# Fixture page ⏎ Welcome to the fixture. ⏎ Second paragraph.` (' + PAGE.length + ' characters in all)',
         '',
         'The page **welcomes** you.',
         '',
@@ -86,11 +86,21 @@ describe('toMarkdown', () => {
     expect(toMarkdown(c)).toContain(`→ \`${'x'.repeat(199)}…\` (1,000 characters in all)`);
   });
 
+  it("shows a tool's JSON answer as key: value lines, its fenced page text unfenced", () => {
+    const c = sample();
+    const answer = { tab_id: 3, url: 'http://127.0.0.1/index.html', title: 'Fixture', content: PAGE };
+    (c.messages[2]!.content[0] as { content: string }).content = JSON.stringify(answer);
+    const line = toMarkdown(c).split('\n').find((l) => l.startsWith('- **get_tab_content**'));
+    expect(line).toBe(`- **get_tab_content** \`{"tab_id":3}\` → \`tab_id: 3 ⏎ url: http://127.0.0.1/index.html ⏎ title: Fixture\` (${JSON.stringify(answer).length} characters in all)`);
+    (c.messages[2]!.content[0] as { content: string }).content = JSON.stringify({ ok: true, page: PAGE });
+    expect(toMarkdown(c)).toContain('→ `ok: true ⏎ page: # Fixture page Welcome to the fixture. Second paragraph. A fourth line.`\n');
+  });
+
   it('takes its words from the caller (the user language)', () => {
     const md = toMarkdown(sample(), { you: 'Siz', assistant: 'Asistan', created: 'Oluşturulma: $1', messages: '$1 mesaj', tab: 'Sekme: $1', error: 'hata', noResult: 'sonuç yok', more: 'toplam $1 karakter' });
     expect(md).toContain('Oluşturulma: 2026-12-02 07:21 UTC · 3 mesaj');
     expect(md).toContain('### Siz · ');
-    expect(md).toContain('(toplam 71 karakter)');
+    expect(md).toContain(`(toplam ${PAGE.length} karakter)`);
   });
 });
 
