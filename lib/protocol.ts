@@ -1,6 +1,7 @@
 import { defineExtensionMessaging } from '@webext-core/messaging';
 import type { UserReply } from './contracts/questions';
 import type { ConversationSummary } from './contracts/conversation';
+import type { ConversationMatch, ExportFile, ExportFormat, ImportResult } from './contracts/conversation-file';
 import type { RunEvent } from './contracts/run-events';
 import type { SearchResult } from './search-engines/types';
 import type { SearchEngineId } from './settings';
@@ -10,6 +11,16 @@ export interface ProtocolMap {
   listConversations(): ConversationSummary[];
   renameConversation(data: { conversationId: string; title: string }): void;
   deleteConversation(data: { conversationId: string }): void;
+  /** The management page's list: every conversation, or those whose title or text has `query`. */
+  searchConversations(data: { query: string }): ConversationMatch[];
+  exportConversation(data: { conversationId: string; format: ExportFormat }): ExportFile;
+  /**
+   * "Export all", as JSON files each small enough to import again: the page asks for part 1 from 0,
+   * then for the next part from `next`, until `next` is absent.
+   */
+  exportAllConversations(data: { from: number; part: number }): { file: ExportFile; next?: number };
+  /** A file's text (lib/contracts/conversation-file.ts says how large); each conversation gets a new id. */
+  importConversations(data: { text: string }): ImportResult;
   /** Creates the conversation when conversationId is absent; answers with its id. */
   sendUserMessage(data: { conversationId?: string; text: string }): { conversationId: string };
   stopRun(data: { conversationId: string }): void;

@@ -1,5 +1,8 @@
 /** The background's side of lib/protocol.ts: one handler per request the UI pages make. */
+import { exportAllPart, exportFile, parseImport } from '../../lib/agent/conversation-export';
+import type { ConversationSummary } from '../../lib/contracts/conversation';
 import { errorMessage } from '../../lib/errors';
+import { t } from '../../lib/i18n';
 import { onMessage } from '../../lib/protocol';
 import { runSearch, SEARCH_TEST_QUERY } from '../../lib/search-engines/run';
 import { migrateSettings } from '../../lib/settings';
@@ -11,6 +14,34 @@ export function registerProtocolHandlers({ ready, skills }: BackgroundServices):
   onMessage('listConversations', async () => (await ready).store.list());
   onMessage('renameConversation', async ({ data }) => (await ready).runs.rename(data.conversationId, data.title));
   onMessage('deleteConversation', async ({ data }) => (await ready).runs.delete(data.conversationId));
+  onMessage('searchConversations', async ({ data }) => (await ready).store.search(data.query));
+  onMessage('exportConversation', async ({ data }) => {
+    const conversation = await (await ready).store.get(data.conversationId);
+    if (!conversation) throw new Error('This conversation no longer exists.');
+    return exportFile(conversation, data.format, markdownWords());
+  });
+  onMessage('exportAllConversations', async ({ data }) => {
+    const { store } = await ready;
+    // Oldest first: conversations started while the parts are fetched come last, none is skipped.
+    const ids = (await store.list()).map((c) => c.id).reverse();
+    return exportAllPart(ids, (id) => store.get(id), { from: data.from, part: data.part });
+  });
+  onMessage('importConversations', async ({ data }) => {
+    const parsed = parseImport(data.text);
+    if (!parsed.ok) return parsed;
+    const { store } = await ready;
+    const imported: ConversationSummary[] = [];
+    try {
+      for (const c of parsed.conversations) {
+        const saved = await store.import(c);
+        imported.push({ id: saved.id, title: saved.title, updatedAt: saved.updatedAt, status: saved.run.status });
+      }
+    } catch (e) {
+      // Each conversation is written whole or not at all; say how far the file got.
+      return { ok: false as const, error: `${imported.length} of ${parsed.conversations.length} conversations were imported, then saving failed: ${errorMessage(e)}` };
+    }
+    return { ok: true as const, imported };
+  });
   onMessage('sendUserMessage', async ({ data }) => ({
     conversationId: await (await ready).runs.send(data.conversationId, data.text),
   }));
@@ -34,3 +65,15 @@ export function registerProtocolHandlers({ ready, skills }: BackgroundServices):
     }
   });
 }
+
+/** The Markdown file's words in the user's language. */
+const markdownWords = () => ({
+  you: t('chat_you'),
+  assistant: t('chat_assistant'),
+  created: t('export_md_created', '$1'),
+  messages: t('export_md_messages', '$1'),
+  tab: t('export_md_tab', '$1'),
+  error: t('export_md_error'),
+  noResult: t('export_md_no_result'),
+  more: t('export_md_more', '$1'),
+});

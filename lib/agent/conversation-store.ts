@@ -1,5 +1,6 @@
 import type { Conversation, ConversationSummary, RunState, StoredMessage } from '../contracts/conversation';
 import { idleRun } from '../contracts/conversation';
+import type { ConversationMatch } from '../contracts/conversation-file';
 
 type ConversationMeta = Omit<Conversation, 'messages'>;
 interface MessageRecord {
@@ -114,6 +115,66 @@ export class ConversationStore {
     });
   }
 
+  /**
+   * Writes an imported conversation, its meta and every message in one transaction, under a
+   * fresh id: nothing stored is overwritten, and the same file imported twice is two conversations.
+   */
+  async import(conversation: Conversation): Promise<Conversation> {
+    const { messages, ...rest } = conversation;
+    const meta: ConversationMeta = { ...rest, id: newId() };
+    await this.tx([META, MESSAGES], 'readwrite', (t) => {
+      try {
+        t.objectStore(META).add(meta);
+        const records = t.objectStore(MESSAGES);
+        messages.forEach((message, seq) => records.add({ conversationId: meta.id, seq, message } satisfies MessageRecord));
+      } catch (e) {
+        // A record that cannot be stored throws here, before the transaction knows: undo the rest.
+        t.abort();
+        throw e;
+      }
+    });
+    return { ...meta, messages };
+  }
+
+  /**
+   * Conversations whose title or text (what the user and the assistant wrote, not tool results)
+   * contains `query`, case-insensitively; newest first. One pass over every message: fine for
+   * hundreds of conversations (the README gives the figures), and an index would cost every write.
+   */
+  async search(query: string, limit = 500): Promise<ConversationMatch[]> {
+    const needle = query.trim().toLocaleLowerCase();
+    const all = await this.list();
+    if (!needle) return all.slice(0, limit);
+    const snippets = new Map<string, string>();
+    for (const c of all) if (c.title.toLocaleLowerCase().includes(needle)) snippets.set(c.id, '');
+    await this.tx([MESSAGES], 'readonly', (t) => {
+      const cursor = t.objectStore(MESSAGES).openCursor();
+      cursor.onsuccess = () => {
+        const at = cursor.result;
+        if (!at) return;
+        const record = at.value as MessageRecord;
+        if (snippets.has(record.conversationId)) {
+          // The rest of a conversation already found needs no reading: skip past its messages.
+          at.continue([record.conversationId, Infinity]);
+          return;
+        }
+        for (const b of record.message.content) {
+          if (b.type !== 'text') continue;
+          const i = b.text.toLocaleLowerCase().indexOf(needle);
+          if (i >= 0) {
+            snippets.set(record.conversationId, snippetAt(b.text, i, needle.length));
+            break;
+          }
+        }
+        at.continue();
+      };
+    });
+    return all
+      .filter((c) => snippets.has(c.id))
+      .slice(0, limit)
+      .map((c) => (snippets.get(c.id) ? { ...c, snippet: snippets.get(c.id)! } : c));
+  }
+
   private messageRange(id: string) {
     return this.keyRange.bound([id, 0], [id, Infinity]);
   }
@@ -140,6 +201,12 @@ function req<T>(r: IDBRequest, onValue: (v: T) => void) {
   r.onsuccess = () => onValue(r.result as T);
 }
 
+/** The words around a match, on one line. */
+function snippetAt(text: string, index: number, length: number, around = 60): string {
+  const start = Math.max(0, index - around);
+  const end = Math.min(text.length, index + length + around);
+  return `${start > 0 ? '…' : ''}${text.slice(start, end).replace(/\s+/g, ' ').trim()}${end < text.length ? '…' : ''}`;
+}
 
 function newId(): string {
   return crypto.randomUUID();

@@ -1,6 +1,7 @@
 import type { UserReply } from '../contracts/questions';
 import type { ConversationSummary } from '../contracts/conversation';
 import type { PortEvent } from '../protocol';
+import type { ConversationsRequest } from './conversation-links';
 
 /** What the chat UI needs from the background; the extension and component tests each supply one. */
 export interface ChatClient {
@@ -21,4 +22,6 @@ export interface ChatClient {
   openSettings(): void;
   /** The management page's skills, where proposed function skills wait for review. */
   openSkillReview?(): void;
+  /** The management page's Conversations section, which exports and imports for the popup. */
+  openConversations?(request: ConversationsRequest): void;
 }

@@ -1,6 +1,7 @@
 import { browser, type Browser } from 'wxt/browser';
 import { RUN_EVENTS_PORT, sendMessage, type PortEvent, type PortRequest } from '../protocol';
 import type { ChatClient } from './chat-client';
+import { openConversationsPage } from './conversation-links';
 
 const RECONNECT_MS = 250;
 
@@ -81,6 +82,7 @@ export function createExtensionClient(): ChatClient {
     remove: (conversationId) => sendMessage('deleteConversation', { conversationId }),
     answer: (conversationId, questionId, reply) => sendMessage('answerQuestion', { conversationId, questionId, reply }),
     openSettings: () => void browser.runtime.openOptionsPage(),
+    openConversations: (request) => void openConversationsPage(request),
     openSkillReview: () => void browser.tabs.create({ url: browser.runtime.getURL('/options.html') + '#skills' }),
   };
 }
