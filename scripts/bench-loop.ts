@@ -13,7 +13,9 @@
  * Three passes: an in-memory commit hook, ConversationStore on fake-indexeddb (persistence cost),
  * and the in-memory pass with the trust policy on (lib/policy: every call authorised by a
  * PolicySession against 500 site rules, the conversation tainted, so the exfiltration guard runs
- * too); the policy check itself (gate.authorize, targets included) is timed per call.
+ * too); the policy check itself (gate.authorize, targets included) is timed per call. A fourth
+ * pass starts from a 150,000-token conversation with the context manager on (lib/agent/context.ts)
+ * and times its check per round (measured size plus the estimate of what was added).
  * Run: npx vite-node scripts/bench-loop.ts [--rounds N] [--strict]
  */
 import 'fake-indexeddb/auto';
@@ -30,6 +32,8 @@ import { FakeAnthropic, text, toolCall } from '../tests/harness/fake-anthropic';
 import { defaultPermissions, type Permissions } from '../lib/contracts/permissions';
 import type { ToolGate } from '../lib/contracts/tools';
 import { PolicySession } from '../lib/policy/session';
+import { ContextManager } from '../lib/agent/context';
+import { estimateContentTokens } from '../lib/agent/token-estimate';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -142,11 +146,28 @@ interface PassResult {
   wall: number[];
   overhead: number[];
   totalMs: number;
-  metrics: { modelMs: number; toolMs: number; rounds: number };
+  metrics: { modelMs: number; toolMs: number; rounds: number; contextMs?: number };
   outcome: string;
 }
 
-async function pass(fake: FakeAnthropic, toolRounds: number, commitTo: Commit, gate?: ToolGate): Promise<PassResult> {
+/** Earlier turns of about `tokens` tokens: questions, tool calls and 2,000-character results. */
+function history(tokens: number): StoredMessage[] {
+  const out: StoredMessage[] = [];
+  let n = 0;
+  for (let i = 0; n < tokens; i++) {
+    const turn: StoredMessage[] = [
+      { role: 'user', content: [{ type: 'text', text: `Question ${i}: read the next page of the report and list what changed.` }], at: i },
+      { role: 'assistant', content: [{ type: 'tool_use', id: `h${i}`, name: 'noop', input: {} }], at: i },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: `h${i}`, content: `Page ${i} of the report. `.repeat(80) }], at: i },
+      { role: 'assistant', content: [{ type: 'text', text: `Page ${i}: nothing changed that matters.` }], at: i },
+    ];
+    for (const m of turn) n += estimateContentTokens(m.content) + 4;
+    out.push(...turn);
+  }
+  return out;
+}
+
+async function pass(fake: FakeAnthropic, toolRounds: number, commitTo: Commit, gate?: ToolGate, contextTokens = 0): Promise<PassResult> {
   fake.reset();
   fake.script(...Array.from({ length: toolRounds }, () => toolCall('noop', {})), text('All done.'));
 
@@ -159,7 +180,7 @@ async function pass(fake: FakeAnthropic, toolRounds: number, commitTo: Commit, g
     current().modelWaitMs += wait;
   });
   const metrics = { modelMs: 0, toolMs: 0, rounds: 0 };
-  const messages: StoredMessage[] = [{ role: 'user', content: [{ type: 'text', text: 'Run the no-op tool until told otherwise.' }], at: Date.now() }];
+  const messages: StoredMessage[] = [...history(contextTokens), { role: 'user', content: [{ type: 'text', text: 'Run the no-op tool until told otherwise.' }], at: Date.now() }];
   const run: RunState = { ...idleRun(ROUND_CAP), status: 'running', startedAt: Date.now() };
   await commitTo(messages[0]!, messages, run);
 
@@ -194,6 +215,12 @@ async function pass(fake: FakeAnthropic, toolRounds: number, commitTo: Commit, g
     messages,
     signal: new AbortController().signal,
     metrics,
+    ...(contextTokens
+      ? {
+          // A window the conversation stays under: what is timed is the check every round pays.
+          context: new ContextManager({ client, window: 400_000, threshold: 0.75, maxTokens: 1024, model: 'fake-model', noteModel: 'fake-model', changed: async () => {} }),
+        }
+      : {}),
   };
 
   const t0 = performance.now();
@@ -255,6 +282,8 @@ async function main() {
       ['ConversationStore (fake-indexeddb)', await withStore((commit) => pass(fake, ROUNDS, commit))],
       ['in-memory, policy on', await pass(fake, ROUNDS, inMemory, benchPolicy((ms) => checks.push(ms)))],
     ];
+    const CONTEXT_ROUNDS = Math.min(ROUNDS, 200);
+    const context = await pass(fake, CONTEXT_ROUNDS, inMemory, undefined, 150_000);
 
     console.log(`Loop overhead per tool round — ${ROUNDS} tool rounds + 1 text reply, FakeAnthropic over HTTP on 127.0.0.1, Node ${process.version}`);
     console.log('overhead = round wall − model stream (stream() call → last event) − tool call; all figures in ms\n');
@@ -304,6 +333,12 @@ async function main() {
         `target ≤ ${TARGET_POLICY_MS} ms median: ${policyMedian <= TARGET_POLICY_MS ? 'OK' : 'OVER'}`,
     );
     over ||= policyMedian > TARGET_POLICY_MS;
+    const perRound = (context.metrics.contextMs ?? 0) / context.metrics.rounds;
+    console.log(
+      `Context check per round at a 150,000-token conversation (${context.metrics.rounds} rounds, ${context.rounds.length} tool rounds): mean ${ms(perRound)} ms — ` +
+        `target ≤ 1 ms: ${perRound <= 1 ? 'OK' : 'OVER'}; loop overhead median there ${ms(median(context.overhead))} ms (the request is rebuilt from 150,000 tokens each round)`,
+    );
+    over ||= perRound > 1;
     if (over && process.argv.includes('--strict')) process.exitCode = 1;
   } finally {
     await fake.stop();
