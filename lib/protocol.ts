@@ -21,6 +21,8 @@ export interface ProtocolMap {
   exportAllConversations(data: { from: number; part: number }): { file: ExportFile; next?: number };
   /** A file's text (lib/contracts/conversation-file.ts says how large); each conversation gets a new id. */
   importConversations(data: { text: string }): ImportResult;
+  /** The management page's "Continue in the chat": the next chat that opens without naming one shows this conversation. */
+  continueInChat(data: { conversationId: string }): void;
   /** Creates the conversation when conversationId is absent; answers with its id. */
   sendUserMessage(data: { conversationId?: string; text: string }): { conversationId: string };
   stopRun(data: { conversationId: string }): void;

@@ -14,6 +14,7 @@ export function registerProtocolHandlers({ ready, skills }: BackgroundServices):
   onMessage('listConversations', async () => (await ready).store.list());
   onMessage('renameConversation', async ({ data }) => (await ready).runs.rename(data.conversationId, data.title));
   onMessage('deleteConversation', async ({ data }) => (await ready).runs.delete(data.conversationId));
+  onMessage('continueInChat', async ({ data }) => (await ready).runs.preferNext(data.conversationId));
   onMessage('searchConversations', async ({ data }) => (await ready).store.search(data.query));
   onMessage('exportConversation', async ({ data }) => {
     const conversation = await (await ready).store.get(data.conversationId);

@@ -76,6 +76,7 @@ interface ActiveRun {
 
 export const MAX_USER_MESSAGE_CHARS = 200_000;
 const RECENT_CONVERSATIONS = 5;
+const PREFERRED_FOR_MS = 5 * 60_000;
 const INTERRUPTED_TOOL =
   'This tool call was interrupted: the browser stopped the extension before it finished, so its result is unknown. Check the state and call it again if it is still needed.';
 
@@ -267,8 +268,22 @@ export class RunManager {
    * (opening the popup is how they answer it), else the most recently updated one.
    */
   async latestId(): Promise<string | undefined> {
+    const preferred = this.preferred;
+    if (preferred && preferred.until > Date.now()) {
+      this.preferred = undefined;
+      if (this.recent.has(preferred.id) || (await this.deps.store.get(preferred.id))) return preferred.id;
+    }
     return this.questions.oldestWaiting() ?? this.deps.store.latestId();
   }
+
+  /**
+   * The management page's "Continue in the chat": the next chat that opens without naming a
+   * conversation (the toolbar popup) attaches to this one — within a few minutes, once.
+   */
+  preferNext(conversationId: string) {
+    this.preferred = { id: conversationId, until: Date.now() + PREFERRED_FOR_MS };
+  }
+  private preferred?: { id: string; until: number };
 
   private async load(conversationId: string): Promise<Conversation | undefined> {
     const cached = this.recent.get(conversationId);
