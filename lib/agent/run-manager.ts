@@ -31,7 +31,8 @@ export interface RunManagerDeps {
    */
   skills?(signal: AbortSignal): Promise<{ tools: readonly ToolDefinition<any>[]; problems: readonly SkillProblem[] }>;
   loadSettings(): Promise<Settings>;
-  createClient(endpoint: ModelEndpoint): ModelClient;
+  /** `run` names the conversation a run's client serves (the background's run log records by it). */
+  createClient(endpoint: ModelEndpoint, run?: { conversationId: string; title: string }): ModelClient;
   keepAlive?: KeepAlive;
   /** Sub-agent budgets (tests shorten them). */
   subAgentLimits?: { rounds: number; ms: number };
@@ -364,7 +365,7 @@ export class RunManager {
         this.emitRun(conversation, state);
       },
     };
-    const client = this.deps.createClient({ apiKey: settings.apiKey, baseUrl: settings.baseUrl });
+    const client = this.deps.createClient({ apiKey: settings.apiKey, baseUrl: settings.baseUrl }, { conversationId: id, title: conversation.title });
     const gate = this.deps.policy && this.policyFor(id, conversation, registry, settings, this.deps.policy);
     const env: ToolEnv = {
       ...detachedEnv(settings),
