@@ -3,7 +3,7 @@
  * Run log is on at the run's start (read once per run, so a run is recorded whole or not at all).
  */
 import { createAnthropicClient, type ModelClient, type ModelEndpoint } from '../../lib/agent/model';
-import { redactUrl, settingsSecrets } from '../../lib/agent/redact';
+import { makeRedactor, redactUrl, settingsSecrets } from '../../lib/agent/redact';
 import { recordingClient, type RunRecorder } from '../../lib/agent/run-log';
 import type { Settings } from '../../lib/settings';
 import type { RunLogStore } from '../../lib/storage/run-log-store';
@@ -25,8 +25,11 @@ export function createLoggedClient({ log, loadSettings, createClient = createAnt
       if (!settings.runLog) return undefined;
       const store = await log;
       if (!store) return undefined;
-      const writer = store.startRun({ conversationId: run.conversationId, title: run.title, endpoint: redactUrl(endpoint.baseUrl) });
-      return { secrets: settingsSecrets(settings), record: (exchange) => writer.record(exchange) };
+      const secrets = settingsSecrets(settings);
+      // The title is the user's first words, which may be a pasted key.
+      const title = makeRedactor(secrets)(run.title);
+      const writer = store.startRun({ conversationId: run.conversationId, title, endpoint: redactUrl(endpoint.baseUrl) });
+      return { secrets, record: (exchange) => writer.record(exchange) };
     })().catch(() => undefined);
     return recordingClient(client, recorder);
   };

@@ -33,7 +33,7 @@ export type Redactor = <T>(value: T) => T;
 
 /** A redactor that also removes every occurrence of `secrets` (longest first, so one never leaves part of another). */
 export function makeRedactor(secrets: readonly string[] = []): Redactor {
-  const known = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_CHARS))].sort((a, b) => b.length - a.length);
+  const known = usableSecrets(secrets);
   const text = (s: string): string => {
     let out = s;
     for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
@@ -94,4 +94,69 @@ export function headerRecord(headers: unknown): Record<string, string> | undefin
         })()
       : Object.entries(headers as Record<string, unknown>).map(([k, v]) => [k, String(v)] as [string, string]);
   return Object.fromEntries(entries);
+}
+
+const DELTA_FIELDS: Record<string, string> = { text_delta: 'text', input_json_delta: 'partial_json', thinking_delta: 'thinking' };
+
+/**
+ * Stream events with `secrets` taken out of the text their content deltas add up to: a key the
+ * model echoes arrives in pieces ("…test-ke" + "y-123…"), which no single event shows whole. The
+ * placeholder goes where the secret starts; the pieces' concatenation is the redacted text.
+ */
+export function redactDeltas<T>(events: readonly T[], secrets: readonly string[]): T[] {
+  const known = usableSecrets(secrets);
+  const out = events.slice();
+  if (!known.length) return out;
+  const groups = new Map<string, { at: number; field: string }[]>();
+  events.forEach((raw, at) => {
+    const ev = raw as { type?: string; index?: number; delta?: Record<string, unknown> } | null;
+    const field = ev?.type === 'content_block_delta' ? DELTA_FIELDS[String(ev.delta?.type)] : undefined;
+    if (!field || typeof ev!.delta![field] !== 'string') return;
+    const key = `${ev!.index}:${field}`;
+    groups.set(key, [...(groups.get(key) ?? []), { at, field }]);
+  });
+  for (const parts of groups.values()) {
+    const pieces = parts.map(({ at, field }) => ((events[at] as { delta: Record<string, string> }).delta[field] ?? ''));
+    const joined = pieces.join('');
+    const ranges = secretRanges(joined, known);
+    if (!ranges.length) continue;
+    let offset = 0;
+    parts.forEach(({ at, field }, k) => {
+      const start = offset;
+      const end = (offset += pieces[k]!.length);
+      let text = '';
+      for (let c = start; c < end; ) {
+        const inside = ranges.find(([a, b]) => c >= a && c < b);
+        if (inside) {
+          if (c === inside[0]) text += REDACTED;
+          c = Math.min(inside[1], end);
+        } else {
+          const next = Math.min(end, ...ranges.filter(([a]) => a > c).map(([a]) => a));
+          text += joined.slice(c, next);
+          c = next;
+        }
+      }
+      const ev = events[at] as { delta: Record<string, unknown> };
+      out[at] = { ...ev, delta: { ...ev.delta, [field]: text } } as T;
+    });
+  }
+  return out;
+}
+
+function usableSecrets(secrets: readonly string[]): string[] {
+  return [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_CHARS))].sort((a, b) => b.length - a.length);
+}
+
+/** Where the secrets occur in `text`, as merged [start, end) ranges. */
+function secretRanges(text: string, secrets: readonly string[]): [number, number][] {
+  const found: [number, number][] = [];
+  for (const s of secrets) for (let i = text.indexOf(s); i >= 0; i = text.indexOf(s, i + s.length)) found.push([i, i + s.length]);
+  found.sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const r of found) {
+    const last = merged.at(-1);
+    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+    else merged.push([...r]);
+  }
+  return merged;
 }

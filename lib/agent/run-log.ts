@@ -7,7 +7,7 @@
 import type { ExchangeOutcome, RecordedError, RecordedEvent, RecordedResponse, RunLogExchange } from '../contracts/run-log';
 import { errorMessage } from '../errors';
 import type { ModelClient, ModelRequest } from './model';
-import { headerRecord, makeRedactor, type Redactor } from './redact';
+import { headerRecord, makeRedactor, redactDeltas, type Redactor } from './redact';
 
 export interface RunRecorder {
   /** The exact values to take out wherever they appear (the user's stored keys). */
@@ -41,13 +41,14 @@ export function recordingClient(client: ModelClient, recorder: RunRecorder | Pro
     if (!rec) return client.stream(request, signal);
     redact ??= makeRedactor(rec.secrets);
     const r = redact;
+    const secrets = rec.secrets;
     // The body is serialised now: the loop may change what it points to before the deferred work runs.
     const capture = new Capture(index++, Date.now(), now(), JSON.stringify(requestBody(request)));
     const finish = (outcome: ExchangeOutcome, error?: unknown) => {
       const durationMs = now() - capture.t0;
       defer(() => {
         try {
-          void Promise.resolve(rec.record(capture.exchange(outcome, durationMs, error, r))).catch(() => {});
+          void Promise.resolve(rec.record(capture.exchange(outcome, durationMs, error, r, secrets))).catch(() => {});
         } catch {
           // A log that cannot keep an exchange must never fail the run it records.
         }
@@ -113,7 +114,7 @@ class Capture {
     readonly body: string,
   ) {}
 
-  exchange(outcome: ExchangeOutcome, durationMs: number, error: unknown, redact: Redactor): RunLogExchange {
+  exchange(outcome: ExchangeOutcome, durationMs: number, error: unknown, redact: Redactor, secrets: readonly string[]): RunLogExchange {
     const request = redact(cutLongStrings(JSON.parse(this.body) as Record<string, unknown>));
     const first = this.events[0];
     return {
@@ -123,10 +124,16 @@ class Capture {
       durationMs: Math.round(durationMs),
       request,
       outcome,
-      ...(this.events.length ? { response: redact(recordedResponse(this.events)) } : {}),
+      ...(this.events.length ? { response: redact(recordedResponse(deltasRedacted(this.events, secrets))) } : {}),
       ...(error !== undefined ? { error: redact(recordedError(error)) } : {}),
     };
   }
+}
+
+/** The events with the secrets taken out of what their deltas spell together (see redactDeltas). */
+function deltasRedacted(events: readonly RecordedEvent[], secrets: readonly string[]): RecordedEvent[] {
+  const clean = redactDeltas(events.map((e) => e.event), secrets);
+  return events.map((e, i) => ({ t: e.t, event: clean[i] }));
 }
 
 /** The assembled reply and the events within the budget (deltas past it are counted, not kept). */
@@ -206,7 +213,8 @@ export function recordedError(e: unknown): RecordedError {
   const headers = headerRecord(err.headers);
   const requestId = typeof err.requestID === 'string' ? err.requestID : undefined;
   return {
-    name: e instanceof Error ? e.constructor.name || e.name : typeof e,
+    // The SDK names its errors (APIError, APIConnectionError…); class names do not survive minifying.
+    name: e instanceof Error ? e.name : typeof e,
     message: errorMessage(e),
     ...(status !== undefined ? { status } : {}),
     ...(err.error !== undefined ? { body: err.error } : {}),

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createLoggedClient } from '../../entrypoints/background/run-log';
 import { ConversationStore } from '../../lib/agent/conversation-store';
 import { createAnthropicClient, type ModelClient, type ModelRequest } from '../../lib/agent/model';
-import { makeRedactor, REDACTED, redactUrl, settingsSecrets } from '../../lib/agent/redact';
+import { makeRedactor, REDACTED, redactDeltas, redactUrl, settingsSecrets } from '../../lib/agent/redact';
 import { assembleMessage, recordedResponse, recordingClient, requestBody, type RunRecorder } from '../../lib/agent/run-log';
 import { RunManager } from '../../lib/agent/run-manager';
 import type { RunLogExchange } from '../../lib/contracts/run-log';
@@ -63,6 +63,37 @@ describe('redaction', () => {
   it('finds every secret the settings hold, and nothing else', () => {
     const s: Settings = { ...defaultSettings(), apiKey: KEY, bingApiKey: 'b-key', googleApiKey: 'g-key', googleCx: 'cx-not-secret', instagramAccessToken: 'ig-token', whatsappAccessToken: 'wa-token', model: 'claude-x' };
     expect(settingsSecrets(s).sort()).toEqual([KEY, 'b-key', 'g-key', 'ig-token', 'wa-token'].sort());
+  });
+});
+
+describe('redacting stream deltas', () => {
+  const delta = (index: number, type: string, field: string, value: string) => ({ type: 'content_block_delta', index, delta: { type, [field]: value } });
+  const joined = (events: any[], index: number, field: string) => events.filter((e) => e.index === index && e.delta?.[field] !== undefined).map((e) => e.delta[field]).join('');
+
+  it('takes out a secret that arrives split over several deltas, per block, leaving other events alone', () => {
+    const events = [
+      { type: 'message_start', message: { content: [] } },
+      delta(0, 'text_delta', 'text', 'the key is sk-12'),
+      delta(1, 'input_json_delta', 'partial_json', '{"k":"sk-1'),
+      delta(0, 'text_delta', 'text', '3456'),
+      delta(0, 'text_delta', 'text', '78 and again sk-12345678'),
+      delta(1, 'input_json_delta', 'partial_json', '2345678"}'),
+      { type: 'message_stop' },
+    ];
+    const out = redactDeltas(events, ['sk-12345678']) as any[];
+    expect(joined(out, 0, 'text')).toBe(`the key is ${REDACTED} and again ${REDACTED}`);
+    expect(JSON.parse(joined(out, 1, 'partial_json'))).toEqual({ k: REDACTED });
+    expect(out).toHaveLength(events.length);
+    expect(out[0]).toBe(events[0]);
+    expect(out.at(-1)).toBe(events.at(-1));
+    expect(JSON.stringify(out)).not.toContain('sk-12345678');
+    // The input is never changed.
+    expect((events[3] as any).delta.text).toBe('3456');
+  });
+
+  it('leaves the events as they are when no secret occurs', () => {
+    const events = [delta(0, 'text_delta', 'text', 'plain'), delta(0, 'text_delta', 'text', ' text')];
+    expect(redactDeltas(events, ['sk-12345678'])).toEqual(events);
   });
 });
 
@@ -283,8 +314,9 @@ describe('the background wiring through a real RunManager', () => {
       loadSettings: async () => settings,
       createClient: createLoggedClient({ log: Promise.resolve(log), loadSettings: async () => settings }),
     });
-    fake.script(toolCall('create_task', { subject: 'Look up bing-key-1234' }), text('Done.'));
-    const id = await manager.send(undefined, 'Plan it');
+    // The model echoes a key in small pieces: no single event holds it whole.
+    fake.script({ ...toolCall('create_task', { subject: 'Look up bing-key-1234' }), chunk: 1 }, text('Done.'));
+    const id = await manager.send(undefined, 'Plan it with test-key');
     await manager.settled(id);
     await settle();
     await log.flushed();
@@ -295,13 +327,15 @@ describe('the background wiring through a real RunManager', () => {
     const { id, log } = await run(true);
     const { items: runs } = await log.runs();
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ conversationId: id, title: 'Plan it', endpoint: fake.url, models: ['fake-model'], requests: 2, failed: 0, status: 'ok', dropped: 0 });
+    expect(runs[0]).toMatchObject({ conversationId: id, title: `Plan it with ${REDACTED}`, endpoint: fake.url, models: ['fake-model'], requests: 2, failed: 0, status: 'ok', dropped: 0 });
     const { items } = await log.exchanges(runs[0]!.id);
     expect(items).toHaveLength(2);
     // The second request repeats the first's system, tools and message: stored once, read back whole.
-    expect(items[0]!.request).toEqual(fake.requests[0]!.body);
-    const secondSent = JSON.parse(JSON.stringify(fake.requests[1]!.body).replaceAll('bing-key-1234', REDACTED));
-    expect(items[1]!.request).toEqual(secondSent);
+    const redacted = (body: unknown) => JSON.parse(JSON.stringify(body).replaceAll('bing-key-1234', REDACTED).replaceAll('test-key', REDACTED));
+    expect(items[0]!.request).toEqual(redacted(fake.requests[0]!.body));
+    expect(items[1]!.request).toEqual(redacted(fake.requests[1]!.body));
+    expect((items[0]!.response!.message as any).content[0].input).toEqual({ subject: `Look up ${REDACTED}` });
+    expect(items[0]!.response!.eventCount).toBeGreaterThan(10);
     const file = JSON.stringify(await log.file());
     expect(file).not.toContain('test-key');
     expect(file).not.toContain('bing-key-1234');
