@@ -3,7 +3,6 @@
  * (after the store opens, so a woken service worker's first message waits for it), the skills.
  */
 import { ConversationStore } from '../../lib/agent/conversation-store';
-import { createAnthropicClient } from '../../lib/agent/model';
 import { RunManager } from '../../lib/agent/run-manager';
 import type { BrowserAdapters } from '../../lib/browser';
 import { browserSkillStore } from '../../lib/skills/browser-store';
@@ -12,9 +11,11 @@ import { storeProposals } from '../../lib/skills/proposals';
 import { createSkillRuntime, type SkillRuntime } from '../../lib/skills/runtime';
 import { ActivityLog } from '../../lib/policy/activity-log';
 import { browserPermissions } from '../../lib/storage/permissions-store';
+import { RunLogStore } from '../../lib/storage/run-log-store';
 import { loadSettings } from '../../lib/storage/settings-store';
 import { createBuiltinRegistry } from '../../lib/tools';
 import { openWorkspace } from '../../lib/workspace';
+import { createLoggedClient } from './run-log';
 
 export interface BackgroundServices {
   skills: SkillRuntime;
@@ -29,6 +30,7 @@ export function startServices(adapters: BrowserAdapters): BackgroundServices {
   const skills = createSkillRuntime(skillStore, new McpServerSessions(fetch));
   // A log that cannot open (storage full) must not stop the agent: its entries are then lost.
   const activity = ActivityLog.open().catch(() => undefined);
+  const runLog = RunLogStore.open().catch(() => undefined);
   const ready = (async () => {
     const store = await ConversationStore.open();
     const runs = new RunManager({
@@ -36,7 +38,7 @@ export function startServices(adapters: BrowserAdapters): BackgroundServices {
       registry: createBuiltinRegistry(),
       skills: (signal) => skills.tools(signal),
       loadSettings,
-      createClient: createAnthropicClient,
+      createClient: createLoggedClient({ log: runLog, loadSettings }),
       keepAlive: adapters.keepAlive,
       attention: adapters.attention,
       policy: { permissions: browserPermissions(), log: (entry) => void activity.then((log) => log?.append(entry)) },

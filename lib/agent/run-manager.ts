@@ -35,7 +35,8 @@ export interface RunManagerDeps {
    */
   skills?(signal: AbortSignal): Promise<{ tools: readonly ToolDefinition<any>[]; problems: readonly SkillProblem[] }>;
   loadSettings(): Promise<Settings>;
-  createClient(endpoint: ModelEndpoint): ModelClient;
+  /** `run` names the conversation a run's client serves (the background's run log records by it). */
+  createClient(endpoint: ModelEndpoint, run?: { conversationId: string; title: string }): ModelClient;
   keepAlive?: KeepAlive;
   /** Sub-agent budgets (tests shorten them). */
   subAgentLimits?: { rounds: number; ms: number };
@@ -406,7 +407,7 @@ export class RunManager {
         this.emitRun(conversation, state);
       },
     };
-    const client = this.deps.createClient({ apiKey: settings.apiKey, baseUrl: settings.baseUrl });
+    const client = this.deps.createClient({ apiKey: settings.apiKey, baseUrl: settings.baseUrl }, { conversationId: id, title: conversation.title });
     const summaryModel = settings.summaryModel || settings.model;
     /** Every model call of the run counts: the loop's, sub-agents', summaries' and compaction's. */
     const account = (u: TokenUsage, model: string) => {
