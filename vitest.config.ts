@@ -28,6 +28,9 @@ export default defineConfig({
           name: 'component',
           include: ['tests/component/**/*.test.ts'],
           setupFiles: ['tests/component/setup.ts'],
+          // expect.element retries for a second by default: too short for a form that re-renders
+          // on each keystroke while the unit project takes the other core.
+          expect: { poll: { timeout: 5_000 } },
           browser: {
             enabled: true,
             headless: true,
