@@ -151,6 +151,7 @@ export class ContextManager {
     if (!force && tokens <= this.limit) return this.prepared(list, tokens);
     const target = this.limit * (force ? FORCED_SHARE : TARGET_SHARE);
     if (this.elide(messages, tokens - target)) {
+      await this.o.changed(this.view);
       list = this.viewOf(messages);
       tokens = this.size(list);
       await recount();
@@ -278,7 +279,6 @@ export class ContextManager {
     if (line === this.view.elidedBefore) return false;
     this.view = { ...this.view, elidedBefore: line };
     this.version++;
-    void this.o.changed(this.view);
     return true;
   }
 
