@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserName } from '../harness/browsers';
 import { text, toolCall } from '../harness/fake-anthropic';
 import { agentSession } from '../harness/session';
+import { PopupPage } from '../harness/popup';
 import { until } from '../harness/until';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
@@ -152,6 +153,44 @@ describe.each(browsers)('conversation export and import in %s', (name) => {
       // The same file twice is two conversations: nothing is overwritten.
       await upload(page, saved);
       await until(async () => (await rows(page)).filter((r) => r.title === 'Summarise the fixture page').length === 3, { what: 'a third copy' });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('"Continue in the chat" makes the next popup open on the conversation shown', async () => {
+    const { fake, popup } = session;
+    fake.script(text('First answer.'), text('Second answer.'));
+    await popup.send('The first conversation');
+    await popup.waitForAssistantText('First answer.');
+    await popup.newChat();
+    await popup.send('The second conversation');
+    await popup.waitForAssistantText('Second answer.');
+    const page = await openSection();
+    try {
+      // The test opens its own popup: the browser's toolbar popup would take the turn first.
+      await page.evaluate(() => {
+        for (const api of [(globalThis as any).browser, (globalThis as any).chrome]) if (api?.action) api.action.openPopup = async () => {};
+      });
+      const first = (await rows(page)).find((r) => r.title === 'The first conversation')!;
+      await click(page, `li[data-conversation="${first.id}"] button.open`);
+      await page.waitForSelector(`[data-testid="conversation-view"][data-conversation="${first.id}"]`);
+      await click(page, '[data-testid="conversation-continue"]');
+      await page.waitForFunction(() => document.querySelector('[data-testid="conversations-notice"]')?.textContent?.includes('toolbar button'), { polling: 100, timeout: 10_000 });
+      const next = await PopupPage.open(session.ext);
+      try {
+        await next.waitForAssistantText('First answer.');
+        expect(await next.text('h1.title')).toBe('The first conversation');
+      } finally {
+        await next.close();
+      }
+      // Once: the popup after that opens on the latest conversation again.
+      const after = await PopupPage.open(session.ext);
+      try {
+        await after.waitForAssistantText('Second answer.');
+      } finally {
+        await after.close();
+      }
     } finally {
       await page.close();
     }
