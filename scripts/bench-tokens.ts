@@ -77,8 +77,8 @@ const ROWS = PIECE_KINDS.length * 2;
 const MIN_COUNT = 8;
 const LONG_MIN_COUNT = 50;
 /**
- * Tokens per character where the calibration texts hold too few pieces of a kind (other scripts):
- * what byte-level pieces of a mostly-English vocabulary cost, checked on single words.
+ * Tokens per character of a kind whose calibration pieces hold fewer than 400 characters in all
+ * (otherwise the kind's own rate is used): rough rates of a byte-level, mostly English vocabulary.
  */
 const PRIOR_PER_CHAR: Record<string, number> = { latin: 0.45, cyrillic: 0.7, arabic: 1, cjk: 1, hangul: 1.3, letters: 1.2, mixed: 0.35, caps: 0.45, digits: 0.4, symbols: 0.5 };
 
