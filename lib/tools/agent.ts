@@ -9,17 +9,14 @@ import { tabId } from './tabs';
 export const agent = defineTool({
   ...builtinFacts('agent'),
   description:
-    'Start an independent sub-agent for a self-contained sub-task; it has its own conversation (it sees only prompt, so put everything ' +
-    'it needs there) and returns its final answer and the tools it used. Several agent calls in one reply run in parallel. ' +
-    'type: "researcher" (web_search, web_fetch, reading tabs; read-only), "page_operator" (tabs, reading pages, execute_script) or ' +
-    '"general" (all tools; the default). None can ask the user or start agents. tab_id hands it a tab: page tools default to it, ' +
-    `and a page_operator may touch no other tab except those it opens. Budget: ${SUB_AGENT_LIMITS.rounds} rounds and ` +
-    `${SUB_AGENT_LIMITS.ms / 60_000} minutes; past it the answer so far comes back with partial: true.`,
+    'Hand a self-contained sub-task to a sub-agent, which sees only prompt and cannot ask the user. type "researcher": ' +
+    `search, fetch, read; "page_operator": tabs, pages, scripts; "general": all. Budget ${SUB_AGENT_LIMITS.rounds} rounds, ` +
+    `${SUB_AGENT_LIMITS.ms / 60_000} min. Returns {answer, tools_used} (partial: true past it)`,
   input: v.strictObject({
-    prompt: v.pipe(v.string('must be a string'), v.trim(), v.nonEmpty('must not be empty'), v.maxLength(50_000, 'must be at most 50000 characters'), v.description('The sub-task')),
-    description: v.optional(v.pipe(v.string('must be a string'), v.trim(), v.maxLength(100, 'must be at most 100 characters'), v.description('A short label (a few words, for the UI)'))),
-    type: v.optional(v.pipe(v.picklist(SUB_AGENT_TYPES, `must be one of ${SUB_AGENT_TYPES.join(', ')}`), v.description('Sub-agent type (default "general")')), 'general'),
-    tab_id: v.optional(v.pipe(tabId, v.description('Tab handed to the sub-agent; it works in that tab'))),
+    prompt: v.pipe(v.string('must be a string'), v.trim(), v.nonEmpty('must not be empty'), v.maxLength(50_000, 'must be at most 50000 characters')),
+    description: v.optional(v.pipe(v.string('must be a string'), v.trim(), v.maxLength(100, 'must be at most 100 characters'), v.description('A few words, for the UI'))),
+    type: v.optional(v.pipe(v.picklist(SUB_AGENT_TYPES, `must be one of ${SUB_AGENT_TYPES.join(', ')}`), v.description('Default "general"')), 'general'),
+    tab_id: v.optional(v.pipe(tabId, v.description('The tab to work in'))),
   }),
   riskOf: ({ type }, scope) => scope.subAgentRisk(type),
   async run(input, ctx) {

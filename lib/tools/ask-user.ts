@@ -8,23 +8,20 @@ const option = v.pipe(v.string('each option must be a string'), v.trim(), v.nonE
 export const askUser = defineTool({
   ...builtinFacts('ask_user'),
   description:
-    'Ask the user a question and wait for the answer: free text, or with options a choice (multiple: true lets the user pick several; ' +
-    'then answer lists them joined by ", " and selected has them as a list). Use it when you need a decision or information only the user has, ' +
-    'not for things you can find out yourself. If nobody answers within the time limit (5 minutes by default) the result is ' +
-    '{answer: null, reason: "timeout"}; the user may also skip ({reason: "declined"}).',
+    'Ask the user and wait, only for choices or facts that are theirs. Returns {answer} (several options: joined by ", ") ' +
+    'or {answer: null, reason: "timeout" or "declined"}',
   input: v.pipe(
     v.strictObject({
-      question: v.pipe(v.string('must be a string'), v.trim(), v.nonEmpty('must not be empty'), v.maxLength(2000, 'must be at most 2000 characters'), v.description('The question')),
+      question: v.pipe(v.string('must be a string'), v.trim(), v.nonEmpty('must not be empty'), v.maxLength(2000, 'must be at most 2000 characters')),
       options: v.optional(
         v.pipe(
           v.array(option, 'must be a list of strings'),
           v.minLength(2, 'must list at least 2 choices (for a yes/no question give ["Yes", "No"])'),
           v.maxLength(20, 'must list at most 20 choices'),
           v.check((list) => new Set(list).size === list.length, 'must not repeat a choice'),
-          v.description('Choices: when given, the user picks among them'),
         ),
       ),
-      multiple: v.optional(v.pipe(v.boolean('must be true or false'), v.description('Allow several choices (default false)')), false),
+      multiple: v.optional(v.pipe(v.boolean('must be true or false'), v.description('Default false')), false),
     }),
     v.forward(
       v.check((i) => !i.multiple || !!i.options, 'multiple: true needs options to choose from'),

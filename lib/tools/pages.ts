@@ -1,15 +1,14 @@
 import * as v from 'valibot';
 import { PageError } from '../browser/pages';
-import { LINK_NOTE } from '../extract/selectors';
 import { builtinFacts } from './catalog';
 import { defineTool, fenceWithin, ToolError, type ToolContext } from './registry';
 import { requireTab, tabId, tabTargets } from './tabs';
 import { restrictedPageReason } from './url-policy';
 
+/** How to use the annotations: said here, not in the system prompt, because sub-agents read pages too. */
 export const SELECTOR_HELP =
-  'Annotations in {…} are CSS selectors, each matching exactly one element when the page was read; use them with ' +
-  'document.querySelector in execute_script. A selector with ">>>" crosses into a shadow root or a same-origin iframe: ' +
-  'resolve the part before ">>>" in the document, then the rest inside that element\'s shadowRoot (or contentDocument).';
+  'Markdown where headings, landmarks, buttons and fields end in {css-selector}, unique when read ("A >>> B": B in A\'s shadow ' +
+  'root or iframe). Links have none: find them by href. "[page controls]" lists controls outside the main text.';
 
 const maxLength = v.pipe(
   v.number('must be a number of characters'),
@@ -35,18 +34,13 @@ export function inTab(e: unknown, tab: number): never {
 export const getTabContent = defineTool({
   ...builtinFacts('get_tab_content'),
   description:
-    "Read a tab's page as the browser has rendered it (dynamic content included) as structured Markdown annotated with CSS selectors " +
-    'for headings, sections, links, buttons and form fields (with their labels and current values). ' +
-    'Give selector to read only that part; max_length caps the characters (truncated: true when cut). ' +
-    'With prompt, the content is distilled by the model for that request instead of returned whole. ' +
-    SELECTOR_HELP +
-    ' ' +
-    LINK_NOTE,
+    "Read a tab as rendered (what the user sees, logged in). Returns {tab_id, url, title, content, truncated, used_selector}: " +
+    SELECTOR_HELP,
   input: v.strictObject({
-    tab_id: v.pipe(tabId, v.description('Tab id')),
-    selector: v.optional(v.pipe(v.string('must be a CSS selector string'), v.nonEmpty('must not be empty'), v.maxLength(2000, 'must be at most 2000 characters'), v.description('CSS selector: read only the matching part'))),
-    prompt: v.optional(v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'), v.maxLength(10_000, 'must be at most 10000 characters'), v.description('Summary prompt'))),
-    max_length: v.optional(v.pipe(maxLength, v.description('Maximum characters of content'))),
+    tab_id: tabId,
+    selector: v.optional(v.pipe(v.string('must be a CSS selector string'), v.nonEmpty('must not be empty'), v.maxLength(2000, 'must be at most 2000 characters'), v.description('Read only this part'))),
+    prompt: v.optional(v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'), v.maxLength(10_000, 'must be at most 10000 characters'), v.description('What to distil from the page, instead of returning it whole'))),
+    max_length: v.optional(maxLength),
   }),
   targets: (input, ctx) => tabTargets(ctx, input.tab_id, 'read'),
   fenceResult: (result, fence, input) => {

@@ -11,17 +11,14 @@ const CODE_MAX_CHARS = 200_000;
 export const executeScript = defineTool({
   ...builtinFacts('execute_script'),
   description:
-    'Run JavaScript, written as the body of an async function: use `return` for the result and `await` freely. ' +
-    'target "page": runs in the page\'s own context (MAIN world) of tab_id (default: the active tab) and shares window with the page: ' +
-    'read and change the DOM, call page functions, read page variables; it cannot reach the extension\'s blob URLs. ' +
-    'target "sandbox": pure computation with no DOM, no network, no storage and no extension APIs; console output is returned in logs. ' +
-    `The result comes back as JSON (at most ${SCRIPT_OUTPUT_MAX_CHARS} characters, truncated: true beyond). ` +
-    'The time limit is set by the user (30 s by default).',
+    'Run JavaScript as an async function body (return the result). target "page": in tab_id\'s page (MAIN world), to read or ' +
+    'act on the DOM; "sandbox": pure computation, no DOM or network, console output in logs. ' +
+    `Returns {result} as JSON (truncated past ${SCRIPT_OUTPUT_MAX_CHARS} characters) or the error`,
   maxInputChars: CODE_MAX_CHARS + 1000,
   input: v.strictObject({
-    code: v.pipe(v.string('must be a string of JavaScript'), v.nonEmpty('must not be empty'), v.maxLength(CODE_MAX_CHARS, `must be at most ${CODE_MAX_CHARS} characters`), v.description('JavaScript code (an async function body)')),
-    target: v.pipe(v.picklist(['page', 'sandbox'], 'must be "page" or "sandbox"'), v.description('"page" or "sandbox"')),
-    tab_id: v.optional(v.pipe(tabId, v.description('Tab for target "page" (default: the active tab); ignored for "sandbox"'))),
+    code: v.pipe(v.string('must be a string of JavaScript'), v.nonEmpty('must not be empty'), v.maxLength(CODE_MAX_CHARS, `must be at most ${CODE_MAX_CHARS} characters`)),
+    target: v.picklist(['page', 'sandbox'], 'must be "page" or "sandbox"'),
+    tab_id: v.optional(v.pipe(tabId, v.description('For "page"; default: the active tab'))),
   }),
   riskOf: ({ target }) => (target === 'sandbox' ? 'run_isolated' : 'act_on_site'),
   async targets({ code, target, tab_id }, ctx) {

@@ -7,16 +7,14 @@ import { defineTool, ToolError } from './registry';
 export const proposeSkill = defineTool({
   ...builtinFacts('propose_skill'),
   description:
-    'Propose a function skill: code defining run(args) that returns a string (JavaScript: function run(args) {...}; Python: def run(args): ...), ' +
-    'which runs isolated (no network, no storage, no page) with a 5 s limit. The user reviews the code on the management page and only ' +
-    'after approving it does it become a tool (from the next message on). Proposing an existing function skill\'s name proposes a change, ' +
-    'which also waits for review. Use it for a reusable computation the user asked for, not for one-off work (use execute_script with target "sandbox" for that).',
+    'Propose a reusable tool the user asked for: code defining run(args) that returns a string, run isolated. ' +
+    'Returns {status: "waiting_for_review"}: the user must approve it. One-off work: execute_script "sandbox"',
   input: v.strictObject({
-    name: v.pipe(v.string('must be a string'), v.trim(), v.nonEmpty('must not be empty'), v.description('Tool name: letters, digits, "_" or "-", at most 64')),
-    description: v.pipe(v.string('must be a string'), v.trim(), v.nonEmpty('must not be empty'), v.maxLength(4000, 'must be at most 4000 characters'), v.description('What the tool does, for the model that will call it')),
-    language: v.pipe(v.picklist(FUNCTION_LANGUAGES, 'must be "javascript" or "python"'), v.description('"javascript" or "python"')),
-    code: v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'), v.maxLength(FUNCTION_CODE_MAX, `must be at most ${FUNCTION_CODE_MAX} characters`), v.description('The code; it must define run(args) returning a string')),
-    input_schema: v.optional(v.pipe(v.record(v.string(), v.unknown(), 'must be a JSON Schema object'), v.description('JSON Schema of run\'s args (type "object")'))),
+    name: v.pipe(v.string('must be a string'), v.trim(), v.nonEmpty('must not be empty'), v.description('Letters, digits, _ or -')),
+    description: v.pipe(v.string('must be a string'), v.trim(), v.nonEmpty('must not be empty'), v.maxLength(4000, 'must be at most 4000 characters'), v.description('For the model that will call it')),
+    language: v.picklist(FUNCTION_LANGUAGES, 'must be "javascript" or "python"'),
+    code: v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'), v.maxLength(FUNCTION_CODE_MAX, `must be at most ${FUNCTION_CODE_MAX} characters`)),
+    input_schema: v.optional(v.pipe(v.record(v.string(), v.unknown(), 'must be a JSON Schema object'), v.description('JSON Schema of args'))),
   }),
   maxInputChars: 120_000,
   async run(input, ctx) {

@@ -31,14 +31,13 @@ function compile(name: string, source: string | undefined): RegExp | undefined {
 export const listTabs = defineTool({
   ...builtinFacts('list_tabs'),
   description:
-    'List the open browser tabs with optional filters. url_pattern and title_pattern are case-insensitive regular expressions. ' +
-    'Each tab: id, window_id, url, title, active, audible, status ("loading", "complete", or "unloaded" for a discarded tab).',
+    'List open tabs, all or filtered. Returns [{id, window_id, url, title, active, audible, status}]',
   input: v.strictObject({
-    url_pattern: v.optional(v.pipe(pattern, v.description('Regular expression matched against the URL'))),
-    title_pattern: v.optional(v.pipe(pattern, v.description('Regular expression matched against the title'))),
-    active: v.optional(v.pipe(v.boolean('must be true or false'), v.description('Only the active tab of each window'))),
-    window_id: v.optional(v.pipe(windowId, v.description('Only tabs of this window'))),
-    audible: v.optional(v.pipe(v.boolean('must be true or false'), v.description('Only tabs playing sound'))),
+    url_pattern: v.optional(v.pipe(pattern, v.description('Regex, any case'))),
+    title_pattern: v.optional(v.pipe(pattern, v.description('Regex, any case'))),
+    active: v.optional(v.pipe(v.boolean('must be true or false'), v.description("Only each window's active tab"))),
+    window_id: v.optional(windowId),
+    audible: v.optional(v.boolean('must be true or false')),
   }),
   async run(input, ctx) {
     const urlRe = compile('url_pattern', input.url_pattern);
@@ -55,15 +54,13 @@ export const listTabs = defineTool({
 export const openTab = defineTool({
   ...builtinFacts('open_tab'),
   description:
-    'Open a URL in a new tab, or navigate an existing tab (tab_id). By default the tab becomes active and the call waits ' +
-    `until the page has loaded (at most ${LOAD_TIMEOUT_MS / 1000} s; past that it returns with loaded: false). ` +
-    'Only http(s) URLs (and file: URLs when the user allowed them) can be opened.',
+    `Open a URL in a new tab, or in tab_id, and wait for it to load (${LOAD_TIMEOUT_MS / 1000} s at most). Returns the tab and loaded`,
   input: v.strictObject({
-    url: v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'), v.maxLength(8192, 'must be at most 8192 characters'), v.description('Target URL')),
-    tab_id: v.optional(v.pipe(tabId, v.description('Navigate this existing tab instead of opening a new one'))),
-    active: v.optional(v.pipe(v.boolean('must be true or false'), v.description('Activate the tab (default true)'))),
-    window_id: v.optional(v.pipe(windowId, v.description('Window to open the new tab in'))),
-    wait_until_loaded: v.optional(v.pipe(v.boolean('must be true or false'), v.description('Wait for the page to load (default true)'))),
+    url: v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'), v.maxLength(8192, 'must be at most 8192 characters')),
+    tab_id: v.optional(v.pipe(tabId, v.description('Navigate this tab instead'))),
+    active: v.optional(v.pipe(v.boolean('must be true or false'), v.description('Default true'))),
+    window_id: v.optional(windowId),
+    wait_until_loaded: v.optional(v.pipe(v.boolean('must be true or false'), v.description('Default true'))),
   }),
   // The address leaves the machine with the request, and the page runs as the user's.
   // A URL that cannot be opened anyway is refused before anyone is asked; file: is the policy's to decide.
@@ -98,8 +95,8 @@ export const openTab = defineTool({
 
 export const closeTab = defineTool({
   ...builtinFacts('close_tab'),
-  description: 'Close a tab, given its id (from list_tabs or open_tab).',
-  input: v.strictObject({ tab_id: v.pipe(tabId, v.description('Tab id')) }),
+  description: 'Close a tab. Returns {closed: true, tab_id}',
+  input: v.strictObject({ tab_id: tabId }),
   targets: ({ tab_id }, ctx) => tabTargets(ctx, tab_id, 'act'),
   async run({ tab_id }, ctx) {
     await ctx.env.tabs.close(tab_id);
@@ -109,8 +106,8 @@ export const closeTab = defineTool({
 
 export const activateTab = defineTool({
   ...builtinFacts('activate_tab'),
-  description: 'Make a tab the active one and focus the window it is in.',
-  input: v.strictObject({ tab_id: v.pipe(tabId, v.description('Tab id')) }),
+  description: 'Show a tab to the user (focuses its window). Returns the tab',
+  input: v.strictObject({ tab_id: tabId }),
   targets: ({ tab_id }, ctx) => tabTargets(ctx, tab_id, 'act'),
   async run({ tab_id }, ctx) {
     return publicTab(await ctx.env.tabs.activate(tab_id));

@@ -31,8 +31,7 @@ const status = v.picklist(
 export const createTask = defineTool({
   ...builtinFacts('create_task'),
   description:
-    'Add a task to this conversation\'s task list, to track your own progress through multi-step work. ' +
-    'Returns the new task with its task_id (status starts as "pending"). The list is kept in memory only.',
+    'Add a step to the task list, for multi-step work. Returns the task with its task_id',
   input: v.strictObject({
     subject: v.pipe(subject, v.description('Short task title')),
     description: v.optional(v.pipe(description, v.description('Detailed description'))),
@@ -44,12 +43,10 @@ export const createTask = defineTool({
 
 export const updateTask = defineTool({
   ...builtinFacts('update_task'),
-  description:
-    'Change a task: its status ("pending", "in_progress", "completed"), subject or description. ' +
-    'Returns the updated task.',
+  description: 'Change a task\'s status, subject or description. Returns the task',
   input: v.strictObject({
-    task_id: v.pipe(v.string(), v.nonEmpty('must not be empty'), v.description('Task id from create_task or list_tasks')),
-    status: v.optional(v.pipe(status, v.description('"pending" / "in_progress" / "completed"'))),
+    task_id: v.pipe(v.string(), v.nonEmpty('must not be empty'), v.description('From create_task')),
+    status: v.optional(v.pipe(status, v.description('New status'))),
     subject: v.optional(v.pipe(subject, v.description('New title'))),
     description: v.optional(v.pipe(description, v.description('New description'))),
   }),
@@ -68,7 +65,7 @@ export const updateTask = defineTool({
 
 export const listTasks = defineTool({
   ...builtinFacts('list_tasks'),
-  description: 'List all tasks of this conversation with their task_id, subject and status.',
+  description: 'Returns the task list: [{task_id, subject, status}]',
   input: v.strictObject({}),
   run(_input, ctx) {
     return ctx.tasks.list().map(({ task_id, subject, status }) => ({ task_id, subject, status }));

@@ -21,18 +21,12 @@ const fetchMaxLength = v.pipe(
 export const webFetch = defineTool({
   ...builtinFacts('web_fetch'),
   description:
-    "Fetch a URL with a new HTTP request (without the user's cookies; 30 s timeout; redirects followed, final_url says where it ended). " +
-    'HTML comes back as the Markdown of its main content (navigation and sidebars removed; same-site links are shown from their path, ' +
-    'resolve them against final_url), JSON pretty-printed, RSS/Atom feeds as a list of items, other XML as an outline, text as is, ' +
-    'and binary files (PDF, images, archives) as a short description. ' +
-    `Content is cut at max_length characters (default ${DEFAULT_MAX_LENGTH}; truncated: true when cut). ` +
-    'With prompt, the content is distilled by the model for that request instead of returned whole (use it for long pages). ' +
-    'Pages built by JavaScript may come back empty: then open them with open_tab and read them with get_tab_content. ' +
-    "Addresses on the user's own computer or local network are refused unless the user allowed them in the settings.",
+    'Read a known URL by a fresh request (no cookies). Returns {url, final_url, content_type, content, truncated}: HTML as ' +
+    'Markdown of its main text, JSON, feeds as items, text; binary as a note. Script-built or logged-in page: open_tab + get_tab_content',
   input: v.strictObject({
-    url: v.pipe(v.string('must be a URL string'), v.nonEmpty('must not be empty'), v.maxLength(8192, 'must be at most 8192 characters'), v.description('Target URL (http or https)')),
-    prompt: v.optional(v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'), v.maxLength(10_000, 'must be at most 10000 characters'), v.description('Summary prompt: when given, the model distils the fetched content for it'))),
-    max_length: v.optional(v.pipe(fetchMaxLength, v.description('Maximum characters of content'))),
+    url: v.pipe(v.string('must be a URL string'), v.nonEmpty('must not be empty'), v.maxLength(8192, 'must be at most 8192 characters')),
+    prompt: v.optional(v.pipe(v.string('must be a string'), v.nonEmpty('must not be empty'), v.maxLength(10_000, 'must be at most 10000 characters'), v.description('What to distil from the content, instead of returning it whole'))),
+    max_length: v.optional(v.pipe(fetchMaxLength, v.description(`Default ${DEFAULT_MAX_LENGTH}`))),
   }),
   // A URL web_fetch would refuse anyway (not http, a private address) is refused before anyone is asked.
   targets: (input, ctx) => [{ access: 'send', url: checkFetchUrl(input.url.trim(), { allowPrivate: ctx.env.settings.allowPrivateNetwork }).href }],
@@ -72,12 +66,11 @@ export const webFetch = defineTool({
 export const webSearch = defineTool({
   ...builtinFacts('web_search'),
   description:
-    'Search the web with the search engine the user chose in the settings (DuckDuckGo by default). ' +
-    'Returns [{title, url, snippet}], at most max_results (default 5, at most 10). Read a result with web_fetch, or open it with open_tab.',
+    "Find pages you do not know yet, with the user's search engine. Returns [{title, url, snippet}]",
   input: v.strictObject({
-    query: v.pipe(v.string('must be a string of search words'), v.trim(), v.nonEmpty('must not be empty'), v.maxLength(2000, 'must be at most 2000 characters'), v.description('Search keywords')),
+    query: v.pipe(v.string('must be a string of search words'), v.trim(), v.nonEmpty('must not be empty'), v.maxLength(2000, 'must be at most 2000 characters')),
     max_results: v.optional(
-      v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'), v.description('Maximum results (default 5; above 10 gives 10)')),
+      v.pipe(v.number('must be a number'), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1'), v.description('Default 5, at most 10')),
     ),
   }),
   targets: (_input, ctx) => [{ access: 'send', url: engineUrl(ctx.env.settings) }],
