@@ -29,8 +29,8 @@ const zeroOr = (min: number, max: number, message: string) =>
   v.pipe(v.number(message), v.integer(message), v.check((n) => n === 0 || (n >= min && n <= max), message));
 /**
  * The smallest context window accepted: the system prompt and the built-in tools take about
- * 5,000 tokens of it (tests/unit/system-prompt.test.ts keeps that true), and a window must also
- * hold a reply and a turn or two.
+ * 2,850 tokens of it (tests/unit/system-prompt.test.ts keeps them under a third of this), and a
+ * window must also hold a reply and a turn or two.
  */
 export const MIN_CONTEXT_WINDOW = 16_000;
 /** Dollars per million tokens: a finite number, never negative. */

@@ -4,6 +4,7 @@
  * dispatched (not only described in a prompt), a budget of rounds and time, and its events
  * streamed to the parent conversation.
  */
+import { FENCE_RULE } from '../policy/fence';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ToolDispatcher, ToolContext, ToolOutcome } from '../tools/registry';
 import { TaskBoard } from '../tools/task-board';
@@ -115,6 +116,8 @@ export function subAgentSystemPrompt(req: SubAgentRequest, now: Date): string {
     role,
     'You work on your own: you cannot ask the user anything. When the task is done, or cannot be done, end with a complete, self-contained answer for the main assistant — it sees only your final message.',
     req.tabId !== undefined ? `The tab handed to you is ${req.tabId}; page tools use it when you give no tab_id.` : '',
+    // Sub-agents read the same fenced page text as the main agent, and are as open to it.
+    FENCE_RULE,
     `Today is ${now.toISOString().slice(0, 10)}.`,
   ]
     .filter(Boolean)
