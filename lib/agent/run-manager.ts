@@ -236,6 +236,14 @@ export class RunManager {
       if (cut === undefined) throw new Error('There is no message to answer again.');
       conversation.messages.length = cut;
       await this.deps.store.truncate(conversationId, cut);
+      // A view that reached past the cut (a forced compaction inside the last turn) would hide
+      // the question being answered again: it starts over from what is left.
+      const view = conversation.context;
+      if (view && ((view.compaction?.through ?? 0) >= cut || view.elidedBefore > cut)) {
+        conversation.context = { elidedBefore: Math.min(view.elidedBefore, cut), ...(view.compaction && view.compaction.through < cut ? { compaction: view.compaction } : {}) };
+        await this.deps.store.update(conversationId, { context: conversation.context });
+        this.emit(conversationId, { type: 'context', context: conversation.context });
+      }
       this.emit(conversationId, { type: 'messages_replaced', messages: conversation.messages.slice() });
       this.start(conversation, await this.deps.loadSettings());
     });
