@@ -23,11 +23,19 @@ let frame: number | undefined;
 let timer: ReturnType<typeof setTimeout> | undefined;
 
 export class FrameTask {
-  constructor(private readonly work: FrameWork) {}
+  /**
+   * `later`: work the user is not looking at yet (rows above the ones shown). It never runs at
+   * once, and in a frame only after every other queued task.
+   */
+  constructor(
+    private readonly work: FrameWork,
+    readonly later = false,
+  ) {}
 
   /** Runs the work now if this frame can afford it, else once before the next paint. */
   request(): void {
     if (waiting.has(this)) return;
+    if (this.later) return enqueue(this);
     const now = performance.now();
     if (now - epochStart > EPOCH_MS) {
       epochStart = now;
@@ -78,18 +86,22 @@ function flush() {
   epochStart = performance.now();
   spent = 0;
   const deadline = epochStart + FRAME_BUDGET_MS;
-  const tasks = [...waiting];
+  const queued = [...waiting].reverse();
   waiting.clear();
-  let i = tasks.length - 1;
-  for (let ran = 0; i >= 0; i--, ran++) {
-    if (ran > 0 && performance.now() >= deadline) break;
-    run(tasks[i]!, deadline);
+  const order = [...queued.filter((t) => !t.later), ...queued.filter((t) => t.later)];
+  let i = 0;
+  for (; i < order.length; i++) {
+    const task = order[i]!;
+    if (i > 0 && performance.now() >= deadline) break;
+    // Work asked for while this frame ran (rows just mounted) comes before more `later` work.
+    if (task.later && [...waiting].some((t) => !t.later)) break;
+    run(task, deadline);
   }
-  if (i >= 0) {
+  if (i < order.length) {
     // What did not fit keeps its place, older than what was asked for meanwhile.
     const asked = [...waiting];
     waiting.clear();
-    for (const t of [...tasks.slice(0, i + 1), ...asked]) waiting.add(t);
+    for (const t of [...order.slice(i).reverse(), ...asked]) waiting.add(t);
     schedule();
   }
 }

@@ -21,7 +21,7 @@ export interface MarkdownEngine {
  * Lexing stops at a line end at least this far on, so that one pass over a long text (a message
  * opened from storage, or a burst of deltas) is a few milliseconds, not one task for a megabyte.
  */
-const WINDOW = 16_384;
+const WINDOW = 4096;
 
 /**
  * Renders a Markdown text that grows at its end (a streamed reply) without re-parsing what is
