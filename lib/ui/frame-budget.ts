@@ -32,10 +32,13 @@ export class FrameTask {
     readonly later = false,
   ) {}
 
-  /** Runs the work now if this frame can afford it, else once before the next paint. */
-  request(): void {
+  /**
+   * Runs the work now if this frame can afford it, else once before the next paint. `soon`: the
+   * caller knows the work is too big to run at once (a long reply), so it waits for the frame.
+   */
+  request(soon = false): void {
     if (waiting.has(this)) return;
-    if (this.later) return enqueue(this);
+    if (this.later || soon) return enqueue(this);
     const now = performance.now();
     if (now - epochStart > EPOCH_MS) {
       epochStart = now;
