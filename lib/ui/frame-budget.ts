@@ -11,6 +11,11 @@ export type FrameWork = (deadline: number) => boolean;
 
 const SYNC_BUDGET_MS = 4;
 const FRAME_BUDGET_MS = 10;
+/**
+ * While work is left over from the frame before (a stream arriving faster than one frame renders
+ * it), frames take longer rather than fall behind: 20 ms a frame is still far from a long task.
+ */
+const CATCH_UP_BUDGET_MS = 20;
 /** How long the synchronous budget lasts: about one frame at 60 Hz. */
 const EPOCH_MS = 16;
 /** Frames never come to a page that turned hidden after asking: a timer stands in. */
@@ -21,6 +26,8 @@ let spent = 0;
 const waiting = new Set<FrameTask>();
 let frame: number | undefined;
 let timer: ReturnType<typeof setTimeout> | undefined;
+/** Whether the last frame left work unfinished. */
+let behind = false;
 
 export class FrameTask {
   /**
@@ -88,7 +95,7 @@ function flush() {
   frame = timer = undefined;
   epochStart = performance.now();
   spent = 0;
-  const deadline = epochStart + FRAME_BUDGET_MS;
+  const deadline = epochStart + (behind ? CATCH_UP_BUDGET_MS : FRAME_BUDGET_MS);
   const queued = [...waiting].reverse();
   waiting.clear();
   const order = [...queued.filter((t) => !t.later), ...queued.filter((t) => t.later)];
@@ -100,6 +107,7 @@ function flush() {
     if (task.later && [...waiting].some((t) => !t.later)) break;
     run(task, deadline);
   }
+  behind = i < order.length || [...waiting].some((t) => order.includes(t));
   if (i < order.length) {
     // What did not fit keeps its place, older than what was asked for meanwhile.
     const asked = [...waiting];

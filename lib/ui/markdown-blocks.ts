@@ -4,8 +4,14 @@ import type { Links, Token, Tokens, TokensList } from 'marked';
 export interface MarkdownChunk {
   /** Stable for the chunk's life: the key of its place in the rendered list. */
   readonly key: number;
-  /** Its Markdown source: the text from one block boundary to another. */
-  readonly src: string;
+  /**
+   * Where its Markdown source lies in the text: from one block boundary to another. (Offsets, not
+   * a substring: a substring would keep that whole version of the growing text alive.)
+   */
+  readonly start: number;
+  readonly end: number;
+  /** Whether its source has a `[`: only then can a reference definition change it. */
+  readonly mayUseReferences: boolean;
   readonly html: string;
   /** The reference definitions it was rendered with (their JSON). */
   readonly linksSeen: string;
@@ -88,8 +94,16 @@ export class IncrementalMarkdown {
         continue;
       }
       collectDefinitions(finished, this.links);
-      chunks.push({ key: this.nextKey++, src, html: this.engine.render(finished), linksSeen: JSON.stringify(tokens.links) });
+      const start = this.stable;
       this.stable += src.length;
+      chunks.push({
+        key: this.nextKey++,
+        start,
+        end: this.stable,
+        mayUseReferences: src.includes('['),
+        html: this.engine.render(finished),
+        linksSeen: JSON.stringify(tokens.links),
+      });
       window = WINDOW;
     }
 
@@ -112,8 +126,8 @@ export class IncrementalMarkdown {
     // A definition arrived (or changed): blocks that may use it are rendered with it.
     for (let i = 0; i < chunks.length; i++) {
       const c = chunks[i]!;
-      if (c.linksSeen === this.allLinks || !c.src.includes('[')) continue;
-      const html = this.engine.render(this.engine.lex(c.src, JSON.parse(this.allLinks) as Links));
+      if (c.linksSeen === this.allLinks || !c.mayUseReferences) continue;
+      const html = this.engine.render(this.engine.lex(text.slice(c.start, c.end), JSON.parse(this.allLinks) as Links));
       chunks[i] = { ...c, html, linksSeen: this.allLinks };
     }
     if (chunks.length !== this.chunks.length || chunks.some((c, i) => c !== this.chunks[i])) this.chunks = chunks;
