@@ -1,5 +1,5 @@
 import DOMPurify from 'dompurify';
-import { Marked } from 'marked';
+import { Lexer, Marked, type Links, type Token, type TokensList } from 'marked';
 
 const marked = new Marked({
   gfm: true,
@@ -38,7 +38,27 @@ const ALLOWED_TAGS = [
 
 /** Model Markdown → HTML that can carry no script, style, form, frame or remote resource. */
 export function renderMarkdown(src: string): string {
-  const html = marked.parse(src) as string;
+  return sanitize(marked.parse(src) as string);
+}
+
+/**
+ * Block tokens of `src`, lexed as part of a longer document whose reference definitions so far
+ * are `links` (a reference used here resolves against them; the first definition of a label wins,
+ * as in a whole-document parse).
+ */
+export function lexMarkdown(src: string, links: Links = {}): TokensList {
+  const lexer = new Lexer(marked.defaults);
+  Object.assign(lexer.tokens.links, links);
+  return lexer.lex(src);
+}
+
+/** Block tokens from lexMarkdown → HTML, through the same sanitiser as renderMarkdown. */
+export function renderTokens(tokens: Token[]): string {
+  return sanitize(marked.parser(tokens) as string);
+}
+
+// The one place model HTML is cleaned: every string the chat shows with {@html} comes through here.
+function sanitize(html: string): string {
   return purifier.sanitize(html, {
     ALLOWED_TAGS,
     ALLOWED_ATTR: ['href', 'title', 'align', 'type', 'checked', 'disabled', 'start'],

@@ -42,6 +42,8 @@ export interface RecordedRequest {
   body: any;
   aborted: boolean;
   at: number;
+  /** When the reply's last content delta was written (epoch ms), once one was. */
+  lastDeltaAt?: number;
 }
 
 export const text = (t: string, extra: Partial<ScriptedReply> = {}): ScriptedReply => ({ content: [{ type: 'text', text: t }], ...extra });
@@ -263,6 +265,7 @@ export class FakeAnthropic {
       if (record.aborted || res.destroyed) return;
       const [name, data] = events[i]!;
       res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+      if (name === 'content_block_delta') record.lastDeltaAt = Date.now();
       if (delay) await sleep(delay);
     }
     res.end();
