@@ -274,12 +274,18 @@ describe('streaming', () => {
     // A draft with a block replaces the "Working…" line.
     expect(page.getByText('Working…').query()).toBeNull();
 
-    const seen: string[] = [];
-    for (const chunk of ['Hel', 'lo, **wor', 'ld**', '!']) {
+    // Each delta is rendered within its frame (at once on an idle machine, before the next paint
+    // on a loaded one), so each step waits for its text rather than reading it synchronously.
+    const steps = [
+      ['Hel', 'Hel'],
+      ['lo, **wor', 'Hello, **wor'],
+      ['ld**', 'Hello, world'],
+      ['!', 'Hello, world!'],
+    ] as const;
+    for (const [chunk, shown] of steps) {
       await client.emit({ type: 'draft_text', index: 0, text: chunk });
-      seen.push(draftEl()!.querySelector('.md')!.textContent!.trim());
+      await expect.poll(() => draftEl()?.querySelector('.md')?.textContent?.trim()).toBe(shown);
     }
-    expect(seen).toEqual(['Hel', 'Hello, **wor', 'Hello, world', 'Hello, world!']);
     expect(draftEl()!.querySelector('strong')?.textContent).toBe('world');
     expect(committed()).toHaveLength(0);
 
@@ -301,16 +307,18 @@ describe('streaming', () => {
     expect(card.element().querySelector('.args')?.textContent).toBe('{"subject":');
     await client.emit({ type: 'draft_input', index: 1, json: '"Buy milk"}' });
     expect(card.element().querySelector('.args')?.textContent).toBe('{"subject":"Buy milk"}');
-    expect(draftEl()!.textContent).toContain('On it.');
+    // The draft's Markdown is rendered in frame-budgeted tasks, so on a loaded machine the
+    // text may land a frame after the tool card: wait for it rather than read it at once.
+    await expect.poll(() => draftEl()?.textContent ?? '').toContain('On it.');
   });
 
   test('a snapshot taken mid-stream shows the draft so far; draft_reset drops it', async () => {
     const { client } = await mountChat({
       snap: snapshot('c1', { messages: [user('q')], run: run('running'), draft: [{ type: 'text', text: 'Partial ans' }] }),
     });
-    expect(draftEl()?.textContent).toContain('Partial ans');
+    await expect.poll(() => draftEl()?.textContent ?? '').toContain('Partial ans');
     await client.emit({ type: 'draft_text', index: 0, text: 'wer' });
-    expect(draftEl()?.textContent).toContain('Partial answer');
+    await expect.poll(() => draftEl()?.textContent ?? '').toContain('Partial answer');
     await client.emit({ type: 'draft_reset' });
     expect(draftEl()).toBeNull();
     await expect.element(page.getByText('Working…')).toBeInTheDocument();
