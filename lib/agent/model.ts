@@ -18,9 +18,21 @@ export interface ModelClient {
   countTokens?(request: ModelRequest, signal: AbortSignal): Promise<number | undefined>;
 }
 
+/** Which wire protocol an endpoint speaks; everything above the client is the same for both. */
+export type ApiKind = 'anthropic' | 'openai';
+/**
+ * How the key travels: `x-api-key` (Anthropic's own convention), `Authorization: Bearer` (OpenAI's,
+ * and most Anthropic-compatible gateways'), or not at all (a local server without a key).
+ */
+export type AuthHeader = 'x-api-key' | 'bearer' | 'none';
+
 export interface ModelEndpoint {
   apiKey: string;
   baseUrl: string;
+  /** Absent: 'anthropic', the only kind before providers (issue 15). */
+  kind?: ApiKind;
+  /** Absent: the kind's own convention (x-api-key for anthropic, bearer for openai). */
+  authHeader?: AuthHeader;
 }
 
 export function createAnthropicClient({ apiKey, baseUrl }: ModelEndpoint): ModelClient {
