@@ -1,8 +1,10 @@
 import * as v from 'valibot';
+import { AUTH_HEADERS, PROVIDER_IDS, type ProviderId } from './agent/providers/provider-ids';
+import { PROVIDER_PRESETS } from './agent/providers/presets';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
-export const SETTINGS_VERSION = 5;
+export const SETTINGS_VERSION = 6;
 /** The Graph API the social-media skills call when no base URL is set (tests point it at a local server). */
 export const DEFAULT_GRAPH_API_BASE = 'https://graph.facebook.com/v21.0';
 
@@ -45,14 +47,39 @@ export const PriceRowSchema = v.object({
 });
 export type PriceRow = v.InferOutput<typeof PriceRowSchema>;
 const secret = v.pipe(v.string(), v.trim(), v.regex(/^[\x21-\x7e]*$/, 'settings_error_secret_invalid'));
+const modelName = v.pipe(v.string(), v.trim(), v.regex(/^[\w.:@/-]*$/, 'settings_error_model_invalid'));
+const providerId = v.picklist(PROVIDER_IDS, 'settings_error_provider');
+const authHeader = v.picklist(AUTH_HEADERS, 'settings_error_auth_header');
+/** A provider's saved connection: what the form restores when the user switches back to it. */
+export const ProviderConnectionSchema = v.object({
+  baseUrl: httpUrl,
+  apiKey: secret,
+  authHeader,
+});
+export type ProviderConnection = v.InferOutput<typeof ProviderConnectionSchema>;
 /** Graph API object ids (an Instagram user, a WhatsApp phone number) are digits. */
 const numericId = v.pipe(v.string(), v.trim(), v.regex(/^\d*$/, 'settings_error_numeric_id'));
 
 /** Error messages are i18n keys, so the options page can show them in the user's language. */
-export const SettingsSchema = v.object({
+/** The fields, each with its own schema (migration checks them one by one). */
+export const SettingsObject = v.object({
   version: v.literal(SETTINGS_VERSION),
-  apiKey: v.pipe(v.string(), v.trim(), v.nonEmpty('settings_error_key_empty')),
+  /** The main model's provider preset: its API kind, and the defaults the form fills in. */
+  provider: providerId,
+  /** The main provider's key; a local server's preset needs none (checked below). */
+  apiKey: v.pipe(v.string(), v.trim(), v.regex(/^[\x21-\x7e]*$/, 'settings_error_secret_invalid')),
   baseUrl: httpUrl,
+  /** How the key is sent: the preset's style, which only the "Other" presets let the user change. */
+  authHeader,
+  /**
+   * The other providers' connections, by preset: kept when the user switches the main one away
+   * (like the search engines' keys), and what a summary model or an agent profile on another
+   * provider connects with.
+   */
+  providerConfigs: v.pipe(
+    v.record(providerId, ProviderConnectionSchema, 'settings_error_provider_configs'),
+    v.transform((r) => r as Partial<Record<ProviderId, ProviderConnection>>),
+  ),
   model: v.pipe(
     v.string(),
     v.trim(),
@@ -62,7 +89,9 @@ export const SettingsSchema = v.object({
   maxTokens: wholeNumber(128_000, 'settings_error_max_tokens'),
   roundCap: wholeNumber(1000, 'settings_error_round_cap'),
   /** A cheaper model for summaries (get_tab_content / web_fetch with a prompt); empty: the main model. */
-  summaryModel: v.pipe(v.string(), v.trim(), v.regex(/^[\w.:@/-]*$/, 'settings_error_model_invalid')),
+  summaryModel: modelName,
+  /** The summary model's provider; empty: the main one. */
+  summaryProvider: v.union([v.literal(''), providerId], 'settings_error_provider'),
   /** How long execute_script code may run. */
   scriptTimeoutSec: wholeNumber(300, 'settings_error_script_timeout'),
   /** How long ask_user waits for an answer (the contract's 5 minutes by default). */
@@ -112,17 +141,32 @@ export const SettingsSchema = v.object({
   runLog: v.boolean('settings_error_boolean'),
 });
 
+/** The whole settings: a key is needed exactly when the main provider's preset needs one. */
+export const SettingsSchema = v.pipe(
+  SettingsObject,
+  v.forward(
+    // A partial check, so the key's error shows even while another field is still invalid.
+    v.partialCheck([['provider'], ['apiKey']], (s) => !PROVIDER_PRESETS[s.provider].needsKey || s.apiKey !== '', 'settings_error_key_empty'),
+    ['apiKey'],
+  ),
+);
+
 export type Settings = v.InferOutput<typeof SettingsSchema>;
 export type SettingsField = Exclude<keyof Settings, 'version'>;
+export type { ProviderId };
 
 export const defaultSettings = (): Settings => ({
   version: SETTINGS_VERSION,
+  provider: 'anthropic',
   apiKey: '',
   baseUrl: DEFAULT_BASE_URL,
+  authHeader: 'x-api-key',
+  providerConfigs: {},
   model: DEFAULT_MODEL,
   maxTokens: 8192,
   roundCap: 50,
   summaryModel: '',
+  summaryProvider: '',
   scriptTimeoutSec: 30,
   askUserTimeoutSec: 300,
   searchEngine: 'duckduckgo',
@@ -154,7 +198,8 @@ export const defaultSettings = (): Settings => ({
  * Upgrades whatever an older version stored (v1 → v2 added summaryModel and scriptTimeoutSec;
  * v2 → v3 the search engine, its keys and endpoints, allowPrivateNetwork and askUserTimeoutSec —
  * all take their defaults; v3 → v4 the social-media credentials; v4 → v5 the context window,
- * budgets, loop guard, stream timeout, price table and run log). Unknown or broken values fall back to defaults
+ * budgets, loop guard, stream timeout, price table and run log; v5 → v6 the provider — an
+ * older install talked to an Anthropic Messages endpoint with x-api-key, which is the default). Unknown or broken values fall back to defaults
  * field by field, so an update never loses the user's key.
  */
 export function migrateSettings(stored: unknown): Settings {
@@ -164,7 +209,7 @@ export function migrateSettings(stored: unknown): Settings {
   const merged: Record<string, unknown> = { ...base };
   for (const key of Object.keys(base) as (keyof Settings)[]) {
     if (key === 'version') continue;
-    const fieldSchema = SettingsSchema.entries[key];
+    const fieldSchema = SettingsObject.entries[key];
     if (key === 'apiKey') {
       if (typeof s.apiKey === 'string') merged.apiKey = s.apiKey;
       continue;
@@ -181,7 +226,8 @@ export type SettingsErrors = Partial<Record<SettingsField, string>>;
 export function validateSettings(
   input: unknown,
 ): { ok: true; settings: Settings } | { ok: false; errors: SettingsErrors } {
-  const r = v.safeParse(SettingsSchema, input, { abortPipeEarly: true });
+  // Not abortPipeEarly: the key check after the object must run while another field is invalid.
+  const r = v.safeParse(SettingsSchema, input);
   if (r.success) return { ok: true, settings: r.output };
   const errors: SettingsErrors = {};
   for (const issue of r.issues) {

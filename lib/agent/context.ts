@@ -83,6 +83,8 @@ export interface ContextManagerOptions {
   maxTokens: number;
   /** Who writes the compaction note: the summary model, else the main one. */
   noteModel: string;
+  /** The summary model's client when it is on another provider; absent: `client`. */
+  noteClient?: ModelClient;
   /** The model whose tokens count_tokens measures. */
   model: string;
   view?: ContextView;
@@ -308,7 +310,7 @@ export class ContextManager {
     let note: string;
     try {
       note = await summarize(transcript, COMPACTION_REQUEST, {
-        client: this.o.client,
+        client: this.o.noteClient ?? this.o.client,
         model: this.o.noteModel,
         maxTokens: Math.min(this.o.maxTokens, NOTE_RESERVE * 2),
         signal,

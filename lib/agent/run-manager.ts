@@ -21,6 +21,8 @@ import { DraftInputBatch } from './draft-input-batch';
 import { runLoop, type LoopHooks, type LoopOutcome } from './loop';
 import { awaitsModel, regenerateCut, repairDanglingToolUse, titleFrom } from './messages';
 import type { ModelClient, ModelEndpoint } from './model';
+import { configuredEndpoints, endpointFor } from './providers/endpoints';
+import { isProviderId, type ProviderId } from './providers/provider-ids';
 import { QuestionBoard } from './questions';
 import { runSubAgent } from './sub-agents';
 import { summarize } from './summarize';
@@ -368,8 +370,9 @@ export class RunManager {
       startedAt: Date.now(),
     };
     await this.setRun(conversation, state);
-    if (!settings.apiKey) {
-      await this.finish(conversation, state, { kind: 'error', error: { kind: 'config', message: 'No API key is set.' } });
+    const main = endpointFor(settings);
+    if (!main.ok) {
+      await this.finish(conversation, state, { kind: 'error', error: { kind: 'config', message: main.message } });
       return;
     }
     const id = conversation.id;
@@ -415,8 +418,21 @@ export class RunManager {
         this.emitRun(conversation, state);
       },
     };
-    const client = this.deps.createClient({ apiKey: settings.apiKey, baseUrl: settings.baseUrl }, { conversationId: id, title: conversation.title });
+    const runInfo = { conversationId: id, title: conversation.title };
+    const client = this.deps.createClient(main.endpoint, runInfo);
     const summaryModel = settings.summaryModel || settings.model;
+    /** Clients of the other providers this run uses (summary model, agent profiles), made once each. */
+    const clients = new Map<ProviderId, ModelClient>([[main.endpoint.provider, client]]);
+    const clientFor = (provider: string | undefined): ModelClient => {
+      if (provider && !isProviderId(provider)) throw new Error(`Unknown model provider "${provider}": edit the agent in Settings → Agents.`);
+      const r = endpointFor(settings, provider as ProviderId | undefined);
+      if (!r.ok) throw new Error(r.message);
+      let c = clients.get(r.endpoint.provider);
+      if (!c) clients.set(r.endpoint.provider, (c = this.deps.createClient(r.endpoint, runInfo)));
+      return c;
+    };
+    // A summary provider that is not set up fails the summaries (as a tool error), never the run.
+    const summaryClient = (): ModelClient => clientFor(settings.summaryProvider);
     /** Every model call of the run counts: the loop's, sub-agents', summaries' and compaction's. */
     const account = (u: TokenUsage, model: string) => {
       addUsage(state.usage, u);
@@ -441,6 +457,7 @@ export class RunManager {
       maxTokens: settings.maxTokens,
       model: settings.model,
       noteModel: summaryModel,
+      ...(settings.summaryProvider && settings.summaryProvider !== settings.provider ? { noteClient: lazyClient(summaryClient) } : {}),
       ...(conversation.context ? { view: conversation.context } : {}),
       changed: async (view) => {
         conversation.context = view;
@@ -454,12 +471,12 @@ export class RunManager {
       ...detachedEnv(settings),
       ...this.deps.browser,
       summarize: (text, prompt, signal) =>
-        summarize(text, prompt, { client, model: summaryModel, maxTokens: settings.maxTokens, signal, usage: (u) => account(u, summaryModel) }),
+        summarize(text, prompt, { client: summaryClient(), model: summaryModel, maxTokens: settings.maxTokens, signal, usage: (u) => account(u, summaryModel) }),
       notify: (notice) => this.emit(id, { type: 'notice', notice }),
       ask: (question, signal) => this.questions.ask(id, question, settings.askUserTimeoutSec * 1000, signal),
       subAgent: (request, toolUseId, signal) =>
         runSubAgent(request, {
-          client,
+          client: request.profile?.provider ? clientFor(request.profile.provider) : client,
           tools: registry,
           context: { conversationId: id, env, ...(gate ? { gate } : {}) },
           model: settings.model,
@@ -518,7 +535,7 @@ export class RunManager {
       permissions: policy.permissions,
       approve: (details, sentence, signal) => this.questions.approve(id, details, sentence, settings.askUserTimeoutSec * 1000, signal),
       ...(policy.log ? { log: policy.log } : {}),
-      destinations: [settings.baseUrl, engineUrl(settings)],
+      destinations: [...configuredEndpoints(settings).map((e) => e.baseUrl), engineUrl(settings)],
       ...(lastUser?.activeTab ? { activeTabUrl: lastUser.activeTab.url } : {}),
       history: conversation.messages,
       carriesThirdPartyText: (name) => !!registry.facts(name)?.thirdPartyText,
@@ -585,4 +602,12 @@ export class RunManager {
       }
     }
   }
+}
+
+/**
+ * A client made on first use: the compaction note's client when the summary model is on another
+ * provider, so a summary provider that is not set up fails only the note that needs it.
+ */
+function lazyClient(make: () => ModelClient): ModelClient {
+  return { stream: (request, signal) => make().stream(request, signal) };
 }

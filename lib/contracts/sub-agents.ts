@@ -58,6 +58,8 @@ export interface SubAgentProfile {
   system: string;
   /** Empty or absent: the parent's model. */
   model?: string;
+  /** The provider preset the model is on (lib/agent/providers/provider-ids.ts); empty or absent: the parent's. */
+  provider?: string;
   /** Tool names it may use (still never ask_user or agent); empty or absent: the type's set. */
   tools?: readonly string[];
 }

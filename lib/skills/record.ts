@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import { BUILTIN_FUNCTIONS, parseSkillConfig } from './config';
 import { toolNameProblem } from './names';
+import { isProviderId } from '../agent/providers/provider-ids';
 import { SKILL_TYPES, type AgentProfileDraft, type SkillDraft, type SkillRecord } from './types';
 
 export const DESCRIPTION_MAX = 4000;
@@ -55,7 +56,7 @@ export const SkillImportSchema = v.object({
 });
 
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-export type ProfileField = 'name' | 'slug' | 'system_prompt' | 'model' | 'tools' | 'a2a_url';
+export type ProfileField = 'name' | 'slug' | 'system_prompt' | 'model' | 'provider' | 'tools' | 'a2a_url';
 export type ProfileErrors = Partial<Record<ProfileField, string>>;
 
 /** Problems with an agent profile; `others` are the other profiles, `tools` the names it may list. */
@@ -65,6 +66,8 @@ export function checkProfile(draft: AgentProfileDraft, others: readonly { slug: 
   if (!SLUG_PATTERN.test(draft.slug)) errors.slug = 'The slug must be 1–64 lower-case letters, digits, "-" or "_", starting with a letter or digit.';
   else if (others.some((o) => o.slug === draft.slug)) errors.slug = `Another agent already has the slug "${draft.slug}".`;
   if (draft.model && !/^[\w.:@/-]+$/.test(draft.model)) errors.model = 'The model id may hold only letters, digits and . : @ / - _';
+  if (draft.provider && !isProviderId(draft.provider)) errors.provider = `Unknown provider "${draft.provider}".`;
+  else if (draft.provider && !draft.model.trim()) errors.model = 'Name the model to use on that provider.';
   const unknown = draft.tools.filter((t) => !tools.has(t));
   if (unknown.length) errors.tools = `Unknown tools: ${unknown.join(', ')}.`;
   if (draft.a2a_url) {

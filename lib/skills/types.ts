@@ -48,6 +48,8 @@ export interface AgentProfile {
   system_prompt: string;
   /** Empty: the conversation's model. */
   model: string;
+  /** The provider preset the model is on; empty or absent (profiles saved before providers): the conversation's. */
+  provider?: string;
   /** Built-in tool names it may use; empty: the general sub-agent's set. */
   tools: string[];
   /** A remote A2A agent's JSON-RPC endpoint; when set, the task goes there instead. */

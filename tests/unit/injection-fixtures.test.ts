@@ -17,7 +17,7 @@ import { whatsappSendTool } from '../../lib/skills/builtin/whatsapp-send';
 import { BUILTIN_FUNCTIONS, BuiltinConfigSchema, HttpConfigSchema } from '../../lib/skills/config';
 import { inputSchemaToValibot } from '../../lib/skills/json-schema';
 import type { SkillRecord } from '../../lib/skills/types';
-import { defaultSettings, SettingsSchema } from '../../lib/settings';
+import { defaultSettings, SettingsObject } from '../../lib/settings';
 import { builtinTools } from '../../lib/tools';
 import {
   INJECTION_DIR,
@@ -257,7 +257,7 @@ describe('the injection corpus manifest', () => {
     for (const settings of [manifest.settings, ...attacks.map((a) => a.settings ?? {})]) {
       for (const [key, value] of Object.entries(substitute(settings, values))) {
         expect(Object.keys(defaults), key).toContain(key);
-        const schema = (SettingsSchema.entries as Record<string, v.GenericSchema>)[key]!;
+        const schema = (SettingsObject.entries as Record<string, v.GenericSchema>)[key]!;
         expect(v.safeParse(schema, value).success, key).toBe(true);
       }
     }

@@ -35,6 +35,10 @@ const SEARCH_DEFAULTS = {
   streamIdleSec: 60,
   prices: [] as Settings['prices'],
   runLog: false,
+  provider: 'anthropic',
+  authHeader: 'x-api-key',
+  providerConfigs: {},
+  summaryProvider: '',
 } as const;
 
 const valid = (): Settings => ({
@@ -78,6 +82,14 @@ describe('validateSettings', () => {
     ['roundCap 2.5', { roundCap: 2.5 }, { roundCap: 'settings_error_round_cap' }],
     ['roundCap 1001', { roundCap: 1001 }, { roundCap: 'settings_error_round_cap' }],
     ['unknown search engine', { searchEngine: 'yahoo' }, { searchEngine: 'settings_error_search_engine' }],
+    ['unknown provider', { provider: 'skynet' }, { provider: 'settings_error_provider' }],
+    ['a cloud preset without a key', { provider: 'openai', apiKey: '' }, { apiKey: 'settings_error_key_empty' }],
+    ['an empty key while another field is invalid too', { apiKey: '', maxTokens: 0 }, { apiKey: 'settings_error_key_empty', maxTokens: 'settings_error_max_tokens' }],
+    ['a key with a space inside', { apiKey: 'sk ant' }, { apiKey: 'settings_error_secret_invalid' }],
+    ['unknown auth header style', { authHeader: 'cookie' }, { authHeader: 'settings_error_auth_header' }],
+    ['unknown summary provider', { summaryProvider: 'skynet' }, { summaryProvider: 'settings_error_provider' }],
+    ['a saved connection with a bad URL', { providerConfigs: { openai: { baseUrl: 'nope', apiKey: 'k', authHeader: 'bearer' } } }, { providerConfigs: 'settings_error_url_invalid' }],
+    ['a saved connection for an unknown provider', { providerConfigs: { skynet: { baseUrl: 'https://x.test', apiKey: '', authHeader: 'bearer' } } }, { providerConfigs: 'settings_error_provider' }],
     ['Bing key with a space inside', { bingApiKey: 'ab cd' }, { bingApiKey: 'settings_error_secret_invalid' }],
     ['Google key with a newline inside', { googleApiKey: 'ab\ncd' }, { googleApiKey: 'settings_error_secret_invalid' }],
     ['Google cx with a slash', { googleCx: 'a/b' }, { googleCx: 'settings_error_secret_invalid' }],
@@ -154,6 +166,12 @@ describe('validateSettings', () => {
     expect(validateSettings({ ...defaultSettings(), apiKey: 'k' }).ok).toBe(true);
     expect(validateSettings(defaultSettings())).toEqual({ ok: false, errors: { apiKey: 'settings_error_key_empty' } });
   });
+
+  it('needs no key for a local server or an "Other" endpoint', () => {
+    for (const provider of ['ollama', 'llamacpp', 'lmstudio', 'vllm', 'other-anthropic', 'other-openai']) {
+      expect(validateSettings({ ...valid(), provider, apiKey: '', authHeader: 'none' }).ok, provider).toBe(true);
+    }
+  });
 });
 
 describe('migrateSettings', () => {
@@ -207,6 +225,17 @@ describe('migrateSettings', () => {
   it('keeps version 3 search settings, dropping only the broken ones', () => {
     const stored = { ...valid(), searchEngine: 'baidu', bingApiKey: 'k1', googleCx: 'bad cx', allowPrivateNetwork: true, bingEndpoint: 'nope' };
     expect(migrateSettings(stored)).toEqual({ ...valid(), searchEngine: 'baidu', bingApiKey: 'k1', allowPrivateNetwork: true });
+  });
+
+  it('upgrades what version 5 stored to the Anthropic provider it talked to, with its key, URL and x-api-key', () => {
+    const { provider: _p, authHeader: _a, providerConfigs: _c, summaryProvider: _s, ...v5 } = { ...valid(), version: 5, baseUrl: 'https://proxy.example' };
+    expect(migrateSettings(v5)).toEqual({ ...valid(), baseUrl: 'https://proxy.example' });
+  });
+
+  it('keeps the saved connections that are valid and drops a broken one', () => {
+    const ok = { baseUrl: 'http://localhost:11434', apiKey: '', authHeader: 'none' };
+    expect(migrateSettings({ ...valid(), provider: 'openai', providerConfigs: { ollama: ok } })).toMatchObject({ provider: 'openai', providerConfigs: { ollama: ok } });
+    expect(migrateSettings({ ...valid(), providerConfigs: { ollama: ok, openai: { baseUrl: 'x' } } }).providerConfigs).toEqual({});
   });
 
   it('ignores a key that is not a string', () => {

@@ -108,6 +108,7 @@ async function runLocalAgent(profile: AgentProfile, prompt: string, ctx: ToolCon
       name: profile.name,
       system: profile.system_prompt,
       ...(profile.model.trim() ? { model: profile.model.trim() } : {}),
+      ...(profile.provider ? { provider: profile.provider } : {}),
       ...(profile.tools.length ? { tools: profile.tools } : {}),
     },
   };
