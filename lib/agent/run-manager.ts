@@ -23,6 +23,7 @@ import { awaitsModel, regenerateCut, repairDanglingToolUse, titleFrom } from './
 import type { ModelClient, ModelEndpoint } from './model';
 import { configuredEndpoints, endpointFor } from './providers/endpoints';
 import { isProviderId, type ProviderId } from './providers/provider-ids';
+import { PROVIDER_PRESETS } from './providers/presets';
 import { QuestionBoard } from './questions';
 import { runSubAgent } from './sub-agents';
 import { summarize } from './summarize';
@@ -52,12 +53,14 @@ export interface RunManagerDeps {
    */
   policy?: { permissions: PermissionsSource; log?(entry: ActivityEntry): void };
   /** Dollars for `usage` of `model` at the user's prices; undefined for a model without a price. */
-  cost?(usage: TokenUsage, model: string, settings: Settings): number | undefined;
+  cost?(usage: TokenUsage, model: string, settings: Settings, provider?: ProviderId): number | undefined;
   now?: () => Date;
 }
 
 /** Each request priced on its own (a long prompt can have its own rates). */
-function defaultCost(u: TokenUsage, model: string, settings: Settings): number | undefined {
+function defaultCost(u: TokenUsage, model: string, settings: Settings, provider: ProviderId = settings.provider): number | undefined {
+  // A model on the user's own machine costs nothing per token, whatever its name.
+  if (PROVIDER_PRESETS[provider].local) return 0;
   const price = priceFor(model, settings.prices);
   return price && costOf(u, price);
 }
@@ -434,11 +437,12 @@ export class RunManager {
     // A summary provider that is not set up fails the summaries (as a tool error), never the run.
     const summaryClient = (): ModelClient => clientFor(settings.summaryProvider);
     /** Every model call of the run counts: the loop's, sub-agents', summaries' and compaction's. */
-    const account = (u: TokenUsage, model: string) => {
+    const summaryProvider = settings.summaryProvider || settings.provider;
+    const account = (u: TokenUsage, model: string, provider: ProviderId = settings.provider) => {
       addUsage(state.usage, u);
       const totals = (conversation.totals ??= { usage: emptyUsage(), cost: 0, unpricedTokens: 0 });
       addUsage(totals.usage, u);
-      const cost = (this.deps.cost ?? defaultCost)(u, model, settings);
+      const cost = (this.deps.cost ?? defaultCost)(u, model, settings, provider);
       if (cost === undefined) {
         const n = u.input + u.output + u.cacheRead + u.cacheWrite;
         state.unpricedTokens = (state.unpricedTokens ?? 0) + n;
@@ -464,14 +468,14 @@ export class RunManager {
         await this.deps.store.update(id, { context: view });
         this.emit(id, { type: 'context', context: view });
       },
-      usage: account,
+      usage: (u, model) => account(u, model, model === summaryModel ? summaryProvider : settings.provider),
     });
     const gate = this.deps.policy && this.policyFor(id, conversation, registry, settings, this.deps.policy);
     const env: ToolEnv = {
       ...detachedEnv(settings),
       ...this.deps.browser,
       summarize: (text, prompt, signal) =>
-        summarize(text, prompt, { client: summaryClient(), model: summaryModel, maxTokens: settings.maxTokens, signal, usage: (u) => account(u, summaryModel) }),
+        summarize(text, prompt, { client: summaryClient(), model: summaryModel, maxTokens: settings.maxTokens, signal, usage: (u) => account(u, summaryModel, summaryProvider) }),
       notify: (notice) => this.emit(id, { type: 'notice', notice }),
       ask: (question, signal) => this.questions.ask(id, question, settings.askUserTimeoutSec * 1000, signal),
       subAgent: (request, toolUseId, signal) =>
@@ -490,7 +494,8 @@ export class RunManager {
             this.subAgents.set(id, views);
             this.emit(id, { type: 'sub_agent_event', toolUseId, event });
           },
-          usage: hooks.usage,
+          // A profile's tokens are priced as its own model on its own provider.
+          usage: (u) => account(u, request.profile?.model || settings.model, (request.profile?.provider || settings.provider) as ProviderId),
         }),
     };
     let outcome: LoopOutcome;

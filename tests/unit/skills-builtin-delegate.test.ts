@@ -107,6 +107,13 @@ describe('delegate_to_agent: local profiles run as sub-agents', () => {
     ]);
   });
 
+  it("passes the profile's provider with its model", async () => {
+    profiles.push(profile('local', { model: 'qwen3:8b', provider: 'ollama' }));
+    const { call, subAgentCalls } = await harness();
+    await call({ to_agent_slug: 'local', task: 'x' });
+    expect(subAgentCalls[0]!.request.profile).toEqual({ name: 'Local agent', system: 'You are the local agent.', model: 'qwen3:8b', provider: 'ollama' });
+  });
+
   it('leaves model and tools out when the profile has none, and finds a slug whatever its case', async () => {
     const { call, subAgentCalls } = await harness();
     await call({ to_agent_slug: 'CODER', task: 'x' });
