@@ -42,6 +42,7 @@ test('creates a local agent: slug from the name, live checks, tools as checkboxe
   await field('Model (optional)').fill('claude sonnet');
   await expect.element(page.getByText('The model id may hold only letters, digits and . : @ / - _')).toBeVisible();
   await field('Model (optional)').fill('claude-haiku-4-5');
+  await page.getByLabelText('Provider', { exact: true }).selectOptions('openrouter');
   await field('System prompt').click();
   await field('Model (optional)').click();
   await expect.element(page.getByText('A local agent needs a system prompt (or give an A2A endpoint for a remote one).')).toBeVisible();
@@ -52,9 +53,9 @@ test('creates a local agent: slug from the name, live checks, tools as checkboxe
   await expect.element(button('Save agent')).toBeEnabled();
   await button('Save agent').click();
   await vi.waitFor(() => expect(row('researcher')).not.toBeNull());
-  expect(row('researcher')!.textContent).toContain('Here, with claude-haiku-4-5');
+  expect(row('researcher')!.textContent).toContain('Here, with claude-haiku-4-5 · OpenRouter');
   const saved = (await store.profiles()).find((p) => p.slug === 'researcher');
-  expect(saved).toMatchObject({ name: 'Web Researcher', system_prompt: 'You research on the web and cite sources.', model: 'claude-haiku-4-5', a2a_url: '' });
+  expect(saved).toMatchObject({ name: 'Web Researcher', system_prompt: 'You research on the web and cite sources.', model: 'claude-haiku-4-5', provider: 'openrouter', a2a_url: '' });
   expect([...saved!.tools].sort()).toEqual(['web_fetch', 'web_search']);
 });
 
