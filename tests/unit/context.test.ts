@@ -6,7 +6,7 @@ import { runLoop } from '../../lib/agent/loop';
 import type { ContextView, StoredMessage } from '../../lib/contracts/conversation';
 import { defineTool, ToolRegistry } from '../../lib/tools/registry';
 import { taskTools } from '../../lib/tools/tasks';
-import { createAnthropicClient } from '../../lib/agent/model';
+import { createAnthropicClient } from '../../lib/agent/providers/anthropic-messages';
 import { FakeAnthropic, text, toolCall, type ReplyFn } from '../harness/fake-anthropic';
 import { loopOptions, recorder, STUB_FACTS, userText } from './helpers';
 
