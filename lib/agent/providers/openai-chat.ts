@@ -38,7 +38,7 @@ export function createOpenAIChatClient(endpoint: ModelEndpoint): ModelClient {
   return {
     async stream(req, signal) {
       const chunks = await client.chat.completions.create(toChatRequest(req, dialect), { signal });
-      return toMessagesEvents(chunks, req.model);
+      return toMessagesEvents(chunks, req.model, signal);
     },
   };
 }
@@ -189,9 +189,15 @@ type Usage = NonNullable<ChatCompletionChunk['usage']> & {
  * Chunks → Messages events: message_start, a text block opened at the first text, one tool_use
  * block per tool call `index` (interleaved indices allowed), the blocks' stops, message_delta
  * with the stop reason and usage, message_stop. A stream that ends without a finish_reason gets
- * no message_stop, which the loop treats as a broken reply.
+ * no message_stop, which the loop treats as a broken reply. The SDK ends a stream quietly when its
+ * signal aborts; here that is an abort error, as the Anthropic SDK throws, so a stop never looks
+ * like a reply.
  */
-export async function* toMessagesEvents(chunks: AsyncIterable<ChatCompletionChunk>, model: string): AsyncGenerator<Anthropic.RawMessageStreamEvent> {
+export async function* toMessagesEvents(
+  chunks: AsyncIterable<ChatCompletionChunk>,
+  model: string,
+  signal?: AbortSignal,
+): AsyncGenerator<Anthropic.RawMessageStreamEvent> {
   let started = false;
   let nextIndex = 0;
   let textIndex: number | undefined;
@@ -239,6 +245,7 @@ export async function* toMessagesEvents(chunks: AsyncIterable<ChatCompletionChun
     }
     if (choice.finish_reason) finish = choice.finish_reason;
   }
+  if (signal?.aborted) throw new OpenAI.APIUserAbortError();
   if (!started || !finish) return;
 
   const blocks = [...(textIndex !== undefined ? [textIndex] : []), ...[...calls.values()].flatMap((c) => (c.block !== undefined ? [c.block] : []))];
