@@ -458,6 +458,20 @@ describe('runLoop with the OpenAI client', () => {
     expect(messages.at(-1)!.content).toEqual([{ type: 'text', text: 'After the wait.' }]);
   });
 
+  it('stops mid-reply at once, keeping the text already shown', async () => {
+    const g = gate();
+    fake.script(text('The first words, then a long wait.', { chunk: 10, pause: { afterChunks: 3, gate: g } }));
+    const ac = new AbortController();
+    const messages = [userText('hi')];
+    const hooks = recorder();
+    const running = runLoop(loopOptions(fake.url, messages, { client: client(), registry: registry(), signal: ac.signal }), hooks);
+    await expect.poll(() => hooks.events.filter((e) => e.startsWith('text:')).length).toBeGreaterThan(0);
+    ac.abort();
+    expect(await running).toEqual({ kind: 'stopped' });
+    g.open();
+    expect(messages.at(-1)).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: expect.stringMatching(/^The first words/) }] });
+  });
+
   it('shows a reply that ended without finish_reason as a stream error, not a finished turn', async () => {
     fake.script(text('cut short', { noFinish: true }));
     const outcome = await runLoop(loopOptions(fake.url, [userText('hi')], { client: client(), registry: registry() }), recorder());
