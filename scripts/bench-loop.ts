@@ -16,19 +16,26 @@
  * too); the policy check itself (gate.authorize, targets included) is timed per call. A fourth
  * pass starts from a 150,000-token conversation with the context manager on (lib/agent/context.ts)
  * and times its check per round (measured size plus the estimate of what was added).
+ * The in-memory and ConversationStore passes run once per provider: the Messages API
+ * (FakeAnthropic) and OpenAI Chat Completions (FakeOpenAI, through the provider that translates
+ * requests and chunks). For the latter the request translation (toChatRequest) is timed on each
+ * round's request outside the model span as well, so its overhead figure includes it once.
  * Run: npx vite-node scripts/bench-loop.ts [--rounds N] [--strict]
  */
 import 'fake-indexeddb/auto';
 import * as v from 'valibot';
 import { ConversationStore } from '../lib/agent/conversation-store';
 import { runLoop, type LoopHooks, type LoopOptions } from '../lib/agent/loop';
-import { createAnthropicClient, type ModelClient } from '../lib/agent/model';
+import type { ModelClient, ModelRequest } from '../lib/agent/model';
+import { createAnthropicClient } from '../lib/agent/providers/anthropic-messages';
+import { createOpenAIChatClient, dialectOf, toChatRequest } from '../lib/agent/providers/openai-chat';
 import { idleRun, type RunState, type StoredMessage } from '../lib/contracts/conversation';
 import { defineTool, ToolRegistry, type ToolContext, type ToolOutcome } from '../lib/tools/registry';
 import { TaskBoard } from '../lib/tools/task-board';
 import { detachedEnv } from '../lib/tools/env';
 import { defaultSettings } from '../lib/settings';
-import { FakeAnthropic, text, toolCall } from '../tests/harness/fake-anthropic';
+import * as anthropicFake from '../tests/harness/fake-anthropic';
+import * as openaiFake from '../tests/harness/fake-openai';
 import { defaultPermissions, type Permissions } from '../lib/contracts/permissions';
 import type { ToolGate } from '../lib/contracts/tools';
 import { PolicySession } from '../lib/policy/session';
@@ -141,6 +148,39 @@ function timedClient(inner: ModelClient, onDone: (spanMs: number, waitMs: number
 
 type Commit = (message: StoredMessage, messages: StoredMessage[], run: RunState) => Promise<void>;
 
+/** What a pass needs of a provider: its fake server, its client, and how to script a reply. */
+interface Provider {
+  name: string;
+  fake: { url: string; requests: unknown[]; reset(): void; script(...replies: never[]): unknown; start(): Promise<string>; stop(): Promise<void> };
+  client(): ModelClient;
+  toolCall(): unknown;
+  text(): unknown;
+  /** Provider work done before the request is sent, timed apart (counted as loop overhead). */
+  translate?(request: ModelRequest): void;
+}
+
+function providers(): Provider[] {
+  const a = new anthropicFake.FakeAnthropic();
+  const o = new openaiFake.FakeOpenAI();
+  return [
+    {
+      name: 'Messages API',
+      fake: a,
+      client: () => createAnthropicClient({ apiKey: 'bench-key', baseUrl: a.url }),
+      toolCall: () => anthropicFake.toolCall('noop', {}),
+      text: () => anthropicFake.text('All done.'),
+    },
+    {
+      name: 'Chat Completions',
+      fake: o,
+      client: () => createOpenAIChatClient({ apiKey: 'bench-key', baseUrl: o.url, kind: 'openai' }),
+      toolCall: () => openaiFake.toolCall('noop', {}),
+      text: () => openaiFake.text('All done.'),
+      translate: (request) => void toChatRequest(request, dialectOf(o.url)),
+    },
+  ];
+}
+
 interface PassResult {
   rounds: RoundTiming[];
   wall: number[];
@@ -148,6 +188,8 @@ interface PassResult {
   totalMs: number;
   metrics: { modelMs: number; toolMs: number; rounds: number; contextMs?: number };
   outcome: string;
+  /** Per round, the provider's request translation when it has one. */
+  translateMs: number[];
 }
 
 /** Earlier turns of about `tokens` tokens: questions, tool calls and 2,000-character results. */
@@ -167,18 +209,30 @@ function history(tokens: number): StoredMessage[] {
   return out;
 }
 
-async function pass(fake: FakeAnthropic, toolRounds: number, commitTo: Commit, gate?: ToolGate, contextTokens = 0): Promise<PassResult> {
+async function pass(provider: Provider, toolRounds: number, commitTo: Commit, gate?: ToolGate, contextTokens = 0): Promise<PassResult> {
+  const { fake } = provider;
   fake.reset();
-  fake.script(...Array.from({ length: toolRounds }, () => toolCall('noop', {})), text('All done.'));
+  fake.script(...([...Array.from({ length: toolRounds }, () => provider.toolCall()), provider.text()] as never[]));
+  const translateMs: number[] = [];
 
   const timings: RoundTiming[] = [];
   const current = () => timings[timings.length - 1]!;
   const registry = new TimedRegistry([noop]);
   registry.onCall = (ms) => void (current().toolMs += ms);
-  const client = timedClient(createAnthropicClient({ apiKey: 'bench-key', baseUrl: fake.url }), (span, wait) => {
+  const timed = timedClient(provider.client(), (span, wait) => {
     current().modelMs += span;
     current().modelWaitMs += wait;
   });
+  const client: ModelClient = provider.translate
+    ? {
+        stream(request, signal) {
+          const t = performance.now();
+          provider.translate!(request);
+          translateMs.push(performance.now() - t);
+          return timed.stream(request, signal);
+        },
+      }
+    : timed;
   const metrics = { modelMs: 0, toolMs: 0, rounds: 0 };
   const messages: StoredMessage[] = [...history(contextTokens), { role: 'user', content: [{ type: 'text', text: 'Run the no-op tool until told otherwise.' }], at: Date.now() }];
   const run: RunState = { ...idleRun(ROUND_CAP), status: 'running', startedAt: Date.now() };
@@ -238,7 +292,7 @@ async function pass(fake: FakeAnthropic, toolRounds: number, commitTo: Commit, g
     wall.push(w);
     overhead.push(w - r.modelMs - r.toolMs);
   }
-  return { rounds: timings.slice(0, toolRounds), wall, overhead, totalMs: end - t0, metrics, outcome: outcome.kind };
+  return { rounds: timings.slice(0, toolRounds), wall, overhead, totalMs: end - t0, metrics, outcome: outcome.kind, translateMs };
 }
 
 const sorted = (xs: number[]) => xs.slice().sort((a, b) => a - b);
@@ -255,8 +309,8 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const ms = (n: number) => n.toFixed(3);
 
 async function main() {
-  const fake = new FakeAnthropic();
-  await fake.start();
+  const [anthropic, openai] = providers();
+  await Promise.all([anthropic!.fake.start(), openai!.fake.start()]);
 
   const inMemory: Commit = async () => {};
   let dbCount = 0;
@@ -272,20 +326,27 @@ async function main() {
 
   try {
     // Warm up the JIT, the SDK and the keep-alive connection; discarded.
-    await pass(fake, WARMUP_ROUNDS, inMemory);
-    await withStore((commit) => pass(fake, WARMUP_ROUNDS, commit));
+    for (const p of [anthropic!, openai!]) {
+      await pass(p, WARMUP_ROUNDS, inMemory);
+      await withStore((commit) => pass(p, WARMUP_ROUNDS, commit));
+    }
 
     const checks: number[] = [];
-    await pass(fake, WARMUP_ROUNDS, inMemory, benchPolicy(() => {}));
+    await pass(anthropic!, WARMUP_ROUNDS, inMemory, benchPolicy(() => {}));
     const results: [string, PassResult][] = [
-      ['in-memory commit', await pass(fake, ROUNDS, inMemory)],
-      ['ConversationStore (fake-indexeddb)', await withStore((commit) => pass(fake, ROUNDS, commit))],
-      ['in-memory, policy on', await pass(fake, ROUNDS, inMemory, benchPolicy((ms) => checks.push(ms)))],
+      ['Messages API, in-memory commit', await pass(anthropic!, ROUNDS, inMemory)],
+      ['Messages API, ConversationStore (fake-indexeddb)', await withStore((commit) => pass(anthropic!, ROUNDS, commit))],
+      ['Messages API, in-memory, policy on', await pass(anthropic!, ROUNDS, inMemory, benchPolicy((ms) => checks.push(ms)))],
+      ['Chat Completions, in-memory commit', await pass(openai!, ROUNDS, inMemory)],
+      ['Chat Completions, ConversationStore (fake-indexeddb)', await withStore((commit) => pass(openai!, ROUNDS, commit))],
     ];
     const CONTEXT_ROUNDS = Math.min(ROUNDS, 200);
-    const context = await pass(fake, CONTEXT_ROUNDS, inMemory, undefined, 150_000);
+    const context = await pass(anthropic!, CONTEXT_ROUNDS, inMemory, undefined, 150_000);
 
-    console.log(`Loop overhead per tool round — ${ROUNDS} tool rounds + 1 text reply, FakeAnthropic over HTTP on 127.0.0.1, Node ${process.version}`);
+    console.log(
+      `Loop overhead per tool round — ${ROUNDS} tool rounds + 1 text reply, per provider: FakeAnthropic (Messages API) and FakeOpenAI ` +
+        `(Chat Completions, through the translating provider) over HTTP on 127.0.0.1, Node ${process.version}`,
+    );
     console.log('overhead = round wall − model stream (stream() call → last event) − tool call; all figures in ms\n');
     const header = ['pass', 'median', 'p95', 'mean', 'max', 'med 1st 100', 'med last 100', 'wall med', 'model med', 'tool med', 'total s'];
     const rows = results.map(([name, r]) => [
@@ -321,6 +382,12 @@ async function main() {
     const [, memory] = results[0]!;
     const [, idb] = results[1]!;
     console.log(`\nPersistence cost (fake-indexeddb − in-memory), median per round: ${ms(median(idb.overhead) - median(memory.overhead))} ms`);
+    const translate = results[3]![1].translateMs;
+    console.log(
+      `Chat Completions request translation (toChatRequest, counted in its overhead above), ${translate.length} requests: ` +
+        `median ${ms(median(translate))} ms, p95 ${ms(quantile(translate, 0.95))} ms`,
+    );
+    for (const [name, r] of [results[0]!, results[3]!]) console.log(`Loop overhead median per round — ${name}: ${ms(median(r.overhead))} ms`);
     let over = false;
     for (const [name, r] of results) {
       const m = median(r.overhead);
@@ -341,7 +408,7 @@ async function main() {
     over ||= perRound > 1;
     if (over && process.argv.includes('--strict')) process.exitCode = 1;
   } finally {
-    await fake.stop();
+    await Promise.all([anthropic!.fake.stop(), openai!.fake.stop()]);
   }
 }
 

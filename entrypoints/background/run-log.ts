@@ -2,7 +2,8 @@
  * The run log's wiring: each run's model client is wrapped to record when Settings → Advanced →
  * Run log is on at the run's start (read once per run, so a run is recorded whole or not at all).
  */
-import { createAnthropicClient, type ModelClient, type ModelEndpoint } from '../../lib/agent/model';
+import type { ModelClient, ModelEndpoint } from '../../lib/agent/model';
+import { createModelClient } from '../../lib/agent/providers';
 import { makeRedactor, redactUrl, settingsSecrets } from '../../lib/agent/redact';
 import { recordingClient, type RunRecorder } from '../../lib/agent/run-log';
 import type { Settings } from '../../lib/settings';
@@ -15,7 +16,7 @@ export interface RunLogWiring {
 }
 
 /** RunManagerDeps.createClient, recording the runs it serves while the setting is on. */
-export function createLoggedClient({ log, loadSettings, createClient = createAnthropicClient }: RunLogWiring) {
+export function createLoggedClient({ log, loadSettings, createClient = createModelClient }: RunLogWiring) {
   return (endpoint: ModelEndpoint, run?: { conversationId: string; title: string }): ModelClient => {
     const client = createClient(endpoint);
     if (!run) return client;

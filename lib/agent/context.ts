@@ -37,20 +37,38 @@ const PER_MESSAGE_TOKENS = 4;
 const SUMMARY_OPEN = '<conversation-summary>';
 const SUMMARY_CLOSE = '</conversation-summary>';
 
-/** Anthropic's "prompt is too long", and other providers' context_length_exceeded. */
+/**
+ * A request refused as longer than the model's window, in the words of the servers Pagewright
+ * talks to: Anthropic ("prompt is too long"), OpenAI (code context_length_exceeded, "This
+ * model's maximum context length is …"), vLLM (the same, or "… is longer than the maximum model
+ * length"), llama.cpp ("the request exceeds the available context size"), Ollama ("the input
+ * length exceeds the context length") and others' "context window" / "too many tokens".
+ */
 export function isPromptTooLong(message: string): boolean {
-  return /prompt is too long|context_length_exceeded|maximum context length|context window|too many (input )?tokens/i.test(message);
+  return /prompt is too long|context_length_exceeded|maximum context length|context window|too many (input )?tokens|exceeds? the (available )?context (size|length)|longer than the maximum model length/i.test(message);
 }
 
 /**
- * "prompt is too long: 31234 tokens > 30000 maximum" → the count the API measured and the window
- * it enforces, where it says them.
+ * The count the API measured and the window it enforces, where it says them:
+ * "prompt is too long: 31234 tokens > 30000 maximum" (Anthropic; errors.ts puts llama.cpp's
+ * counts in this form), "maximum context length is 128000 tokens. However, your messages
+ * resulted in 130532 tokens" (OpenAI), "… you requested 4128 tokens (128 in the messages, 4000
+ * in the completion)" (the prompt's part counts), "your request has 33000 input tokens" and
+ * "The decoder prompt (length 33000) is longer than the maximum model length of 32768" (vLLM).
  */
 export function reportedTokens(message: string): { tokens: number; maximum?: number } | undefined {
-  const m = /(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)?/i.exec(message);
-  if (!m) return undefined;
-  const maximum = m[2] ? Number(m[2].replace(/,/g, '')) : undefined;
-  return { tokens: Number(m[1]!.replace(/,/g, '')), ...(maximum ? { maximum } : {}) };
+  const num = (s: string | undefined) => (s ? Number(s.replace(/,/g, '')) : undefined);
+  const report = (tokens: number | undefined, maximum: number | undefined) =>
+    tokens === undefined ? undefined : { tokens, ...(maximum ? { maximum } : {}) };
+  const anthropic = /(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)?/i.exec(message);
+  if (anthropic) return report(num(anthropic[1]), num(anthropic[2]));
+  const window = /maximum context length (?:is|of) (\d[\d,]*)/i.exec(message) ?? /maximum model length (?:is |of )?(\d[\d,]*)/i.exec(message);
+  const maximum = num(window?.[1]);
+  const prompt =
+    /(\d[\d,]*) (?:tokens )?in (?:the|your) (?:messages|prompt)/i.exec(message) ??
+    /(?:resulted in|request has|requested|prompt \(length) (?:over )?(\d[\d,]*)/i.exec(message);
+  if (prompt) return report(num(prompt[1]), maximum);
+  return undefined;
 }
 
 function resultText(content: Anthropic.ToolResultBlockParam['content']): string {

@@ -309,6 +309,10 @@ async function readEvents(
         out.stopReason = ev.delta.stop_reason ?? out.stopReason;
         if (ev.usage.output_tokens != null) out.usage.output = ev.usage.output_tokens;
         if (ev.usage.input_tokens != null) out.usage.input = ev.usage.input_tokens;
+        // Cumulative, as the Messages API defines them; a Chat Completions stream knows its usage
+        // only at the end, so its provider reports everything here.
+        if (ev.usage.cache_read_input_tokens != null) out.usage.cacheRead = ev.usage.cache_read_input_tokens;
+        if (ev.usage.cache_creation_input_tokens != null) out.usage.cacheWrite = ev.usage.cache_creation_input_tokens;
         break;
       case 'message_stop':
         sawStop = true;

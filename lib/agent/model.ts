@@ -1,4 +1,8 @@
-import Anthropic from '@anthropic-ai/sdk';
+/**
+ * The model contract, at the bottom of the agent's import graph: what the loop needs from a provider
+ * and how an endpoint is named. The providers (lib/agent/providers/) implement it; types only here.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
 
 export interface ModelRequest {
   model: string;
@@ -33,41 +37,4 @@ export interface ModelEndpoint {
   kind?: ApiKind;
   /** Absent: the kind's own convention (x-api-key for anthropic, bearer for openai). */
   authHeader?: AuthHeader;
-}
-
-export function createAnthropicClient({ apiKey, baseUrl }: ModelEndpoint): ModelClient {
-  const client = new Anthropic({
-    apiKey,
-    baseURL: baseUrl.replace(/\/+$/, ''),
-    // The key belongs to the user and is only sent to the endpoint they configured.
-    dangerouslyAllowBrowser: true,
-    // Retries are ours, so the UI can show the countdown.
-    maxRetries: 0,
-    timeout: 10 * 60 * 1000,
-  });
-  return {
-    async stream(req, signal) {
-      return client.messages.create(
-        {
-          model: req.model,
-          max_tokens: req.maxTokens,
-          system: req.system,
-          tools: req.tools,
-          messages: req.messages,
-          stream: true,
-        },
-        { signal },
-      );
-    },
-    async countTokens(req, signal) {
-      try {
-        const r = await client.messages.countTokens({ model: req.model, system: req.system, tools: req.tools, messages: req.messages }, { signal });
-        return r.input_tokens;
-      } catch (e) {
-        // Compatible endpoints often lack the route: not offered, rather than an error.
-        if (e instanceof Anthropic.APIError && (e.status === 404 || e.status === 405 || e.status === 501)) return undefined;
-        throw e;
-      }
-    },
-  };
 }

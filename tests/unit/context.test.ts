@@ -6,7 +6,7 @@ import { runLoop } from '../../lib/agent/loop';
 import type { ContextView, StoredMessage } from '../../lib/contracts/conversation';
 import { defineTool, ToolRegistry } from '../../lib/tools/registry';
 import { taskTools } from '../../lib/tools/tasks';
-import { createAnthropicClient } from '../../lib/agent/model';
+import { createAnthropicClient } from '../../lib/agent/providers/anthropic-messages';
 import { FakeAnthropic, text, toolCall, type ReplyFn } from '../harness/fake-anthropic';
 import { loopOptions, recorder, STUB_FACTS, userText } from './helpers';
 
@@ -148,6 +148,26 @@ describe('context manager: pure parts', () => {
     expect(isPromptTooLong('max_tokens: Field required')).toBe(false);
     expect(reportedTokens('prompt is too long: 212,345 tokens > 200000 maximum')).toEqual({ tokens: 212_345, maximum: 200_000 });
     expect(reportedTokens('something else')).toBeUndefined();
+  });
+
+  it.each([
+    ['OpenAI', "This model's maximum context length is 128000 tokens. However, your messages resulted in 130532 tokens. Please reduce the length of the messages.", { tokens: 130_532, maximum: 128_000 }],
+    ['OpenAI, older', "This model's maximum context length is 4097 tokens. However, you requested 4120 tokens (3120 in the messages, 1000 in the completion).", { tokens: 3120, maximum: 4097 }],
+    ['vLLM', "This model's maximum context length is 32768 tokens. However, your request has 33000 input tokens. Please reduce the length of the input messages.", { tokens: 33_000, maximum: 32_768 }],
+    ['vLLM, decoder prompt', 'The decoder prompt (length 40960) is longer than the maximum model length of 32768. Make sure that `max_model_len` is no smaller than the number of text tokens.', { tokens: 40_960, maximum: 32_768 }],
+    ['llama.cpp, counts added from its body', 'the request exceeds the available context size, try increasing it (14429 tokens > 8192 maximum)', { tokens: 14_429, maximum: 8192 }],
+    ['llama.cpp, older', 'the request exceeds the available context size. try increasing the context size or enable context shift', undefined],
+    ['Ollama', 'the input length exceeds the context length', undefined],
+    ['an OpenAI-compatible gateway', 'Input is too long: too many input tokens for the context window (context_length_exceeded)', undefined],
+  ])('recognises %s wording of a context overflow, with the counts it gives', (_who, message, report) => {
+    expect(isPromptTooLong(message)).toBe(true);
+    expect(reportedTokens(message)).toEqual(report);
+  });
+
+  it('does not mistake other errors for a context overflow', () => {
+    for (const message of ['registry.ollama.ai/library/gemma:2b does not support tools', 'Incorrect API key provided', 'max_tokens must be at least 1', 'Rate limit reached for requests']) {
+      expect(isPromptTooLong(message), message).toBe(false);
+    }
   });
 
   it('elides old tool results deterministically, keeping their start and saying how to read them again', () => {

@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { backoffMs, classifyModelError } from '../../lib/agent/errors';
+import { backoffMs, classifyModelError, isAbort } from '../../lib/agent/errors';
 
 const body = (type: string, message: string) => ({ type: 'error', error: { type, message } });
 /** What the SDK throws for an HTTP error response. */
@@ -97,6 +98,43 @@ describe('classifyModelError', () => {
     expect(classifyModelError(cut, false)).toEqual({ retryable: true, error: { kind: 'network', message: cut.message } });
     expect(classifyModelError(cut, true)).toEqual({ retryable: false, error: { kind: 'stream', message: cut.message } });
     expect(classifyModelError('weird', true)).toEqual({ retryable: false, error: { kind: 'stream', message: 'weird' } });
+  });
+});
+
+describe('classifyModelError for the OpenAI SDK: the same rules as for Anthropic', () => {
+  /** What the SDK throws for an HTTP error: OpenAI's body is `{error: {message, type, param, code}}`. */
+  const openAIError = (status: number, message: string, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) =>
+    OpenAI.APIError.generate(status, { error: { message, type: 'invalid_request_error', param: null, code: null, ...extra } }, undefined, new Headers(headers));
+
+  it.each([401, 403, 404, 400, 413, 422, 408, 409, 429, 500, 502, 503, 504, 529, 402])('HTTP %i is classified as the Anthropic SDK error would be', (status) => {
+    for (const midReply of [false, true]) {
+      const headers = { 'retry-after': '4' };
+      expect(classifyModelError(openAIError(status, 'the detail', headers), midReply)).toEqual(classifyModelError(httpError(status, 'x', 'the detail', headers), midReply));
+    }
+  });
+
+  it("shows the API's own message, not the SDK's status-prefixed one, and a non-string message as JSON", () => {
+    expect(classifyModelError(openAIError(400, 'Unsupported parameter'), false).error.message).toBe('Unsupported parameter');
+    const mistral = OpenAI.APIError.generate(422, { error: { message: { detail: [{ type: 'extra_forbidden' }] } } }, undefined, new Headers());
+    expect(classifyModelError(mistral, false).error.message).toBe('{"detail":[{"type":"extra_forbidden"}]}');
+  });
+
+  it('names context_length_exceeded in the message when the words do not', () => {
+    const e = openAIError(400, 'Input too long.', {}, { code: 'context_length_exceeded' });
+    expect(classifyModelError(e, false).error).toEqual({ kind: 'bad_request', status: 400, message: 'Input too long. (context_length_exceeded)' });
+  });
+
+  it('retries a connection failure before the reply started, not in its middle; an in-stream error without status is a stream error', () => {
+    const e = new OpenAI.APIConnectionError({ message: 'Connection error.' });
+    expect(classifyModelError(e, false)).toEqual({ retryable: true, error: { kind: 'network', message: 'Connection error.' } });
+    expect(classifyModelError(e, true)).toEqual({ retryable: false, error: { kind: 'stream', message: 'Connection error.' } });
+    const inStream = new OpenAI.APIError(undefined, { message: 'bad tool schema', type: 'invalid_request_error' }, undefined, new Headers());
+    expect(classifyModelError(inStream, true)).toEqual({ retryable: false, error: { kind: 'stream', message: 'bad tool schema' } });
+  });
+
+  it("counts the OpenAI SDK's user abort as an abort", () => {
+    expect(isAbort(new OpenAI.APIUserAbortError(), new AbortController().signal)).toBe(true);
+    expect(isAbort(new OpenAI.APIConnectionError({}), new AbortController().signal)).toBe(false);
   });
 });
 

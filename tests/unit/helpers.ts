@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { createAnthropicClient } from '../../lib/agent/model';
+import { createAnthropicClient } from '../../lib/agent/providers/anthropic-messages';
 import type { LoopHooks, LoopOptions } from '../../lib/agent/loop';
 import type { StoredMessage, ToolCallStatus, TokenUsage } from '../../lib/contracts/conversation';
 import type { ToolKindFacts } from '../../lib/contracts/tools';

@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConversationStore } from '../../lib/agent/conversation-store';
-import { createAnthropicClient } from '../../lib/agent/model';
+import { createAnthropicClient } from '../../lib/agent/providers/anthropic-messages';
 import { QuestionBoard } from '../../lib/agent/questions';
 import type { Attention } from '../../lib/contracts/ports';
 import { RunManager } from '../../lib/agent/run-manager';

@@ -1,7 +1,7 @@
 import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConversationStore } from '../../lib/agent/conversation-store';
-import { createAnthropicClient } from '../../lib/agent/model';
+import { createAnthropicClient } from '../../lib/agent/providers/anthropic-messages';
 import { MAX_USER_MESSAGE_CHARS, RunManager } from '../../lib/agent/run-manager';
 import { idleRun, type RunState, type StoredMessage, type Task } from '../../lib/contracts/conversation';
 import type { RunEvent } from '../../lib/contracts/run-events';

@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import * as v from 'valibot';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConversationStore } from '../../lib/agent/conversation-store';
-import { createAnthropicClient } from '../../lib/agent/model';
+import { createAnthropicClient } from '../../lib/agent/providers/anthropic-messages';
 import { RunManager } from '../../lib/agent/run-manager';
 import { ScopedTools, subAgentSystemPrompt } from '../../lib/agent/sub-agents';
 import type { RunEvent } from '../../lib/contracts/run-events';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAnthropicClient } from '../../lib/agent/model';
+import { createAnthropicClient } from '../../lib/agent/providers/anthropic-messages';
 import { splitForSummary, summarize } from '../../lib/agent/summarize';
 import { FakeAnthropic, text } from '../harness/fake-anthropic';
 
