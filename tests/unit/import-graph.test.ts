@@ -76,6 +76,9 @@ export function cycles(graph: Map<string, string[]>): string[][] {
   return out;
 }
 
+
+/** The provider presets: data the settings schema and the UI read without the agent's machinery. */
+const PROVIDER_DATA = ['lib/agent/providers/provider-ids.ts', 'lib/agent/providers/presets.ts'];
 describe('the import graph', () => {
   const graph = importGraph();
 
@@ -109,6 +112,12 @@ describe('the import graph', () => {
     expect(graph.get('lib/agent/context-window.ts') ?? []).toEqual([]);
   });
 
+  it('keeps the provider presets pure data: they import only each other and the model types', () => {
+    for (const file of PROVIDER_DATA) {
+      expect(graph.get(file)?.filter((d) => !PROVIDER_DATA.includes(d) && d !== 'lib/agent/model.ts'), file).toEqual([]);
+    }
+  });
+
   it('keeps the UI, the protocol and the browser adapters out of the agent and the tools', () => {
     const ui = (f: string) => f.startsWith('lib/ui/') || f.startsWith('entrypoints/popup/') || f.startsWith('entrypoints/options/');
     const layered = (f: string) => ui(f) || f === 'lib/protocol.ts' || f.startsWith('lib/browser/');
@@ -116,7 +125,8 @@ describe('the import graph', () => {
     // their facts, which lib/tools/catalog.ts holds apart from the handlers.
     // The price table and cost display (lib/agent/pricing.ts) and the context windows are pure:
     // Settings and the popup use them without loading any of the agent's machinery.
-    const pure = new Set(['lib/agent/pricing.ts', 'lib/agent/context-window.ts']);
+    // So are the provider presets and their names (Settings' provider picker).
+    const pure = new Set(['lib/agent/pricing.ts', 'lib/agent/context-window.ts', ...PROVIDER_DATA, 'lib/agent/providers/labels.ts']);
     const internal = (file: string, dep: string) =>
       (dep.startsWith('lib/agent/') && !pure.has(dep)) || (dep.startsWith('lib/tools/') && !(file.startsWith('entrypoints/options/') && dep === 'lib/tools/catalog.ts'));
     const offending = [...graph].flatMap(([file, deps]) => (layered(file) ? deps.filter((d) => internal(file, d)).map((d) => `${file} → ${d}`) : []));

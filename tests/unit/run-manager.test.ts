@@ -325,6 +325,20 @@ describe('RunManager against the fake Messages API and IndexedDB', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
+  it('a local server needs no key, sends none, and its tokens cost nothing', async () => {
+    const { store, manager } = await setup({ provider: 'ollama', apiKey: '', authHeader: 'none', model: 'qwen3:8b' });
+    fake.script(text('Hi from the local model.', { usage: { input_tokens: 1200, output_tokens: 30 } }));
+    const id = await manager.send(undefined, 'hello?');
+    await manager.settled(id);
+    const conv = (await store.get(id))!;
+    expect(conv.run.status).toBe('done');
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests[0]!.headers['x-api-key']).toBeUndefined();
+    expect(fake.requests[0]!.headers.authorization).toBeUndefined();
+    expect(conv.run.cost).toBe(0);
+    expect(conv.totals).toMatchObject({ cost: 0, unpricedTokens: 0 });
+  });
+
   it('send() rejects an empty or over-long message before creating anything', async () => {
     const { store, manager } = await setup();
     await expect(manager.send(undefined, '')).rejects.toThrow('The message is empty.');
