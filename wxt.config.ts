@@ -59,6 +59,10 @@ export default defineConfig({
       // non-blocking listeners on the extension's own requests), so that a public name resolving
       // to this computer or the local network is not read. The URL alone cannot show it.
       'webRequest',
+      // Local model servers (Ollama without OLLAMA_ORIGINS) refuse an extension's Origin: a session
+      // rule sets the server's own Origin on the extension's requests to the configured local base
+      // URLs only (lib/browser/local-origin.ts). "WithHostAccess": no warning beyond host access.
+      'declarativeNetRequestWithHostAccess',
       // Firefox: web_fetch resolves the name first (dns.resolve) and refuses a private address
       // before anything is sent. Chrome has no such API outside its dev channel.
       ...(browser === 'firefox' ? ['dns'] : []),

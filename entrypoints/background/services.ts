@@ -15,6 +15,7 @@ import { RunLogStore } from '../../lib/storage/run-log-store';
 import { loadSettings } from '../../lib/storage/settings-store';
 import { createBuiltinRegistry } from '../../lib/tools';
 import { openWorkspace } from '../../lib/workspace';
+import { syncLocalOriginRules } from './local-origin';
 import { createLoggedClient } from './run-log';
 
 export interface BackgroundServices {
@@ -31,13 +32,20 @@ export function startServices(adapters: BrowserAdapters): BackgroundServices {
   // A log that cannot open (storage full) must not stop the agent: its entries are then lost.
   const activity = ActivityLog.open().catch(() => undefined);
   const runLog = RunLogStore.open().catch(() => undefined);
+  const localOrigin = syncLocalOriginRules(adapters.localOrigin, loadSettings);
+  // What a run reads, with the Origin rules for its local servers in place first.
+  const loadRunSettings = async () => {
+    const settings = await loadSettings();
+    await localOrigin.ensure(settings);
+    return settings;
+  };
   const ready = (async () => {
     const store = await ConversationStore.open();
     const runs = new RunManager({
       store,
       registry: createBuiltinRegistry(),
       skills: (signal) => skills.tools(signal),
-      loadSettings,
+      loadSettings: loadRunSettings,
       createClient: createLoggedClient({ log: runLog, loadSettings }),
       keepAlive: adapters.keepAlive,
       attention: adapters.attention,

@@ -8,6 +8,7 @@ import { createAttention } from './attention';
 import { inPageDatabaseHost, offscreenDatabaseHost } from './database-host';
 import { inPageDomHost, offscreenDomHost, type DomHost } from './dom-host';
 import { persistentPageKeepAlive, serviceWorkerKeepAlive } from './keepalive';
+import { dnrLocalOrigin, type LocalOriginAdapter } from './local-origin';
 import { createChromePages, createFirefoxPages, type PagesAdapter } from './pages';
 import { createTabsAdapter, type TabsAdapter } from './tabs';
 
@@ -28,6 +29,8 @@ export interface BrowserAdapters {
   attention: Attention;
   /** Where web_fetch's answers came from (webRequest), and Firefox's resolver to ask first. */
   addresses: ResolvedAddresses;
+  /** The Origin local model servers accept, set on the extension's requests to them. */
+  localOrigin: LocalOriginAdapter;
 }
 
 /**
@@ -49,5 +52,7 @@ export function createAdapters(): BrowserAdapters {
     database: serviceWorker ? offscreenDatabaseHost() : inPageDatabaseHost(),
     attention: createAttention(),
     addresses: webRequestAddresses(firefox ? firefoxDnsLookup() : undefined),
+    // Both browsers' declarativeNetRequest (Firefox has it in MV2 as well); without it, a no-op.
+    localOrigin: dnrLocalOrigin(),
   };
 }

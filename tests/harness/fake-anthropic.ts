@@ -44,6 +44,8 @@ export interface RecordedRequest {
   at: number;
   /** When the reply's last content delta was written (epoch ms), once one was. */
   lastDeltaAt?: number;
+  /** With rejectForeignOrigins: the request's Origin was refused (403). */
+  refusedOrigin?: true;
 }
 
 export const text = (t: string, extra: Partial<ScriptedReply> = {}): ScriptedReply => ({ content: [{ type: 'text', text: t }], ...extra });
@@ -146,8 +148,43 @@ export function countRequestTokens(body: any): number {
   return texts.reduce((n, t) => n + (t ? countTokens(t) : 0), framing);
 }
 
+/**
+ * Origins a default Ollama allows (envconfig.AllowedOrigins without OLLAMA_ORIGINS): localhost,
+ * 127.0.0.1 and 0.0.0.0 over http and https, bare or with any port, and a few app schemes. Exact
+ * entries, and patterns whose `*` matches the rest (gin-contrib/cors's wildcard rules).
+ */
+export const OLLAMA_DEFAULT_ORIGINS: readonly string[] = [
+  ...['localhost', '127.0.0.1', '0.0.0.0'].flatMap((h) => [`http://${h}`, `https://${h}`, `http://${h}:*`, `https://${h}:*`]),
+  'app://*',
+  'file://*',
+  'tauri://*',
+  'vscode-webview://*',
+  'vscode-file://*',
+];
+
+/**
+ * Whether Ollama's CORS middleware (gin-contrib/cors) lets a request with this Origin through:
+ * no Origin, or the server's own (http(s):// + the Host header), or one of the allowed origins.
+ */
+export function ollamaAllowsOrigin(origin: string | undefined, host: string | undefined, allowed: readonly string[] = OLLAMA_DEFAULT_ORIGINS): boolean {
+  if (!origin) return true;
+  if (host && (origin === `http://${host}` || origin === `https://${host}`)) return true;
+  return allowed.some((a) => a === '*' || a === origin || (a.endsWith('*') && origin.startsWith(a.slice(0, -1))));
+}
+
+export interface FakeOptions {
+  /**
+   * Refuse requests whose Origin a default Ollama refuses (an extension's, a web site's) exactly
+   * as Ollama does: 403 with no body and no CORS headers, before any route or preflight. Allowed
+   * requests get Ollama's CORS answer (the Origin echoed) instead of the fake's usual `*`.
+   */
+  rejectForeignOrigins?: boolean;
+}
+
 export class FakeAnthropic {
   readonly requests: RecordedRequest[] = [];
+  /** See FakeOptions; a server setting, so reset() keeps it. */
+  rejectForeignOrigins: boolean;
   /**
    * When set, the fake plays a model with this context window: requests are counted exactly
    * (usage reports the count) and one past the window is refused with the API's 400
@@ -159,6 +196,10 @@ export class FakeAnthropic {
   private waiters: { n: number; resolve: () => void }[] = [];
   private idCounter = 0;
   url = '';
+
+  constructor({ rejectForeignOrigins = false }: FakeOptions = {}) {
+    this.rejectForeignOrigins = rejectForeignOrigins;
+  }
 
   script(...replies: (ScriptedReply | ReplyFn)[]) {
     this.queue.push(...replies);
@@ -198,7 +239,20 @@ export class FakeAnthropic {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
-    res.setHeader('access-control-allow-origin', '*');
+    if (this.rejectForeignOrigins) {
+      const origin = req.headers.origin;
+      if (!ollamaAllowsOrigin(origin, req.headers.host)) {
+        // Recorded like any request, so a test can see which Origin was refused.
+        this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: undefined, aborted: false, at: Date.now(), refusedOrigin: true });
+        this.waiters = this.waiters.filter((w) => (this.requests.length >= w.n ? (w.resolve(), false) : true));
+        req.resume();
+        // gin's AbortWithStatus(403): a status line, Content-Length: 0, nothing else.
+        return void res.writeHead(403, { 'content-length': '0' }).end();
+      }
+      if (origin) res.setHeader('access-control-allow-origin', origin);
+    } else {
+      res.setHeader('access-control-allow-origin', '*');
+    }
     res.setHeader('access-control-allow-headers', '*');
     res.setHeader('access-control-allow-methods', 'POST, GET, OPTIONS');
     if (req.method === 'OPTIONS') return void res.writeHead(204).end();
