@@ -26,7 +26,10 @@ export const isSecretName = (name: string) => SECRET_NAME.test(name);
 
 /** The secrets the user stored in Settings (the model key, search and social-media keys and tokens). */
 export function settingsSecrets(settings: Settings): string[] {
-  return Object.entries(settings).flatMap(([name, value]) => (isSecretName(name) && typeof value === 'string' && value.trim() ? [value.trim()] : []));
+  const secretsOf = (o: object) =>
+    Object.entries(o).flatMap(([name, value]) => (isSecretName(name) && typeof value === 'string' && value.trim() ? [value.trim()] : []));
+  // The other providers' saved keys too: a summary model or an agent profile may use them.
+  return [...secretsOf(settings), ...Object.values(settings.providerConfigs ?? {}).flatMap((c) => (c ? secretsOf(c) : []))];
 }
 
 export type Redactor = <T>(value: T) => T;

@@ -62,8 +62,19 @@ describe('redaction', () => {
   });
 
   it('finds every secret the settings hold, and nothing else', () => {
-    const s: Settings = { ...defaultSettings(), apiKey: KEY, bingApiKey: 'b-key', googleApiKey: 'g-key', googleCx: 'cx-not-secret', instagramAccessToken: 'ig-token', whatsappAccessToken: 'wa-token', model: 'claude-x' };
-    expect(settingsSecrets(s).sort()).toEqual([KEY, 'b-key', 'g-key', 'ig-token', 'wa-token'].sort());
+    const s: Settings = {
+      ...defaultSettings(),
+      apiKey: KEY,
+      bingApiKey: 'b-key',
+      googleApiKey: 'g-key',
+      googleCx: 'cx-not-secret',
+      instagramAccessToken: 'ig-token',
+      whatsappAccessToken: 'wa-token',
+      model: 'claude-x',
+      // Another provider's saved key is as secret as the main one; its URL is not.
+      providerConfigs: { openai: { baseUrl: 'https://api.openai.com/v1', apiKey: 'sk-openai', authHeader: 'bearer' } },
+    };
+    expect(settingsSecrets(s).sort()).toEqual([KEY, 'b-key', 'g-key', 'ig-token', 'wa-token', 'sk-openai'].sort());
   });
 });
 
