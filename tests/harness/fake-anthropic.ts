@@ -154,6 +154,8 @@ export class FakeAnthropic {
    * "prompt is too long". It also answers count_tokens.
    */
   contextWindow?: number;
+  /** What GET /v1/models lists (the Models API's shape, one page); reset() empties it. */
+  models: string[] = [];
   private readonly queue: (ScriptedReply | ReplyFn)[] = [];
   private server?: http.Server;
   private waiters: { n: number; resolve: () => void }[] = [];
@@ -169,6 +171,7 @@ export class FakeAnthropic {
     this.queue.length = 0;
     this.requests.length = 0;
     this.contextWindow = undefined;
+    this.models = [];
   }
 
   get pending() {
@@ -219,6 +222,13 @@ export class FakeAnthropic {
     if (req.method === 'POST' && req.url?.startsWith('/v1/messages/count_tokens')) {
       if (!this.contextWindow) return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'fake: count_tokens is off' } });
       return json(res, 200, { input_tokens: countRequestTokens(body) });
+    }
+    if (req.method === 'GET' && req.url?.split('?')[0] === '/v1/models') {
+      if (apiKeyOf(req.headers) === 'bad-key') {
+        return json(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+      }
+      const data = this.models.map((id) => ({ type: 'model', id, display_name: id, created_at: '2026-01-01T00:00:00Z' }));
+      return json(res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
     }
     if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
       return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: `fake: no route ${req.method} ${req.url}` } });
