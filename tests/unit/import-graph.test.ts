@@ -109,6 +109,11 @@ describe('the import graph', () => {
     expect(graph.get('lib/agent/context-window.ts') ?? []).toEqual([]);
   });
 
+  it('keeps the provider presets pure: they import only the model contract\'s types', () => {
+    expect(graph.get('lib/agent/providers/presets.ts')).toEqual(['lib/agent/model.ts']);
+    expect(fs.readFileSync(path.join(ROOT, 'lib/agent/providers/presets.ts'), 'utf8')).toMatch(/^import type \{[^}]*\} from '\.\.\/model';$/m);
+  });
+
   it('keeps the UI, the protocol and the browser adapters out of the agent and the tools', () => {
     const ui = (f: string) => f.startsWith('lib/ui/') || f.startsWith('entrypoints/popup/') || f.startsWith('entrypoints/options/');
     const layered = (f: string) => ui(f) || f === 'lib/protocol.ts' || f.startsWith('lib/browser/');
@@ -116,7 +121,8 @@ describe('the import graph', () => {
     // their facts, which lib/tools/catalog.ts holds apart from the handlers.
     // The price table and cost display (lib/agent/pricing.ts) and the context windows are pure:
     // Settings and the popup use them without loading any of the agent's machinery.
-    const pure = new Set(['lib/agent/pricing.ts', 'lib/agent/context-window.ts']);
+    // The provider presets (lib/agent/providers/presets.ts) are data Settings shows and sends.
+    const pure = new Set(['lib/agent/pricing.ts', 'lib/agent/context-window.ts', 'lib/agent/providers/presets.ts']);
     const internal = (file: string, dep: string) =>
       (dep.startsWith('lib/agent/') && !pure.has(dep)) || (dep.startsWith('lib/tools/') && !(file.startsWith('entrypoints/options/') && dep === 'lib/tools/catalog.ts'));
     const offending = [...graph].flatMap(([file, deps]) => (layered(file) ? deps.filter((d) => internal(file, d)).map((d) => `${file} → ${d}`) : []));

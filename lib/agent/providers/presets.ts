@@ -306,3 +306,30 @@ export function modelListUrl(baseUrl: string, source: ModelListSource): string {
   const base = baseUrl.trim().replace(/\/*$/, '/');
   return new URL(source.path, base).toString();
 }
+
+/**
+ * What the settings form sends for a model list or a test: its values as typed, saved or not (the
+ * user tests before saving). The background validates it (lib/agent/providers/probe.ts).
+ */
+export interface ProviderForm {
+  provider: ProviderId;
+  baseUrl: string;
+  apiKey: string;
+  authHeader: AuthHeader;
+  model: string;
+}
+
+export type ProbeProblem =
+  | { kind: 'bad_key'; status: number; message: string }
+  | { kind: 'unknown_model'; status: number; message: string }
+  | { kind: 'no_tools'; status: number; message: string }
+  | { kind: 'unreachable'; message: string }
+  /** A local server refused the extension's Origin (Ollama: an empty 403 unless OLLAMA_ORIGINS allows it). */
+  | { kind: 'origin_refused'; status: number }
+  | { kind: 'other'; status?: number; message: string };
+
+export type ModelListResult = { ok: true; models: string[] } | { ok: false; problem: ProbeProblem };
+export type TestResult =
+  /** `model`: the name the API reported (it may differ from the one asked for, e.g. an alias). */
+  | { ok: true; model?: string; calledTool: boolean }
+  | { ok: false; problem: ProbeProblem };

@@ -5,7 +5,19 @@
  */
 import * as v from 'valibot';
 import type { ModelClient, ModelEndpoint } from '../model';
-import { isLocalUrl, modelListUrl, PROVIDER_IDS, PROVIDER_PRESETS, type ModelListSource } from './presets';
+import {
+  isLocalUrl,
+  modelListUrl,
+  PROVIDER_IDS,
+  PROVIDER_PRESETS,
+  type ModelListResult,
+  type ModelListSource,
+  type ProbeProblem,
+  type ProviderForm,
+  type TestResult,
+} from './presets';
+
+export type { ModelListResult, ProbeProblem, ProviderForm, TestResult };
 
 /** What the settings form sends for a model list or a test: its values as typed, saved or not. */
 export const ProviderFormSchema = v.object({
@@ -25,22 +37,9 @@ export const ProviderFormSchema = v.object({
   authHeader: v.picklist(['x-api-key', 'bearer', 'none'], 'Unknown auth header.'),
   model: v.pipe(v.string(), v.trim(), v.maxLength(200, 'The model name is too long.')),
 });
-export type ProviderForm = v.InferOutput<typeof ProviderFormSchema>;
-
-export type ProbeProblem =
-  | { kind: 'bad_key'; status: number; message: string }
-  | { kind: 'unknown_model'; status: number; message: string }
-  | { kind: 'no_tools'; status: number; message: string }
-  | { kind: 'unreachable'; message: string }
-  /** A local server refused the extension's Origin (Ollama: an empty 403 unless OLLAMA_ORIGINS allows it). */
-  | { kind: 'origin_refused'; status: number }
-  | { kind: 'other'; status?: number; message: string };
-
-export type ModelListResult = { ok: true; models: string[] } | { ok: false; problem: ProbeProblem };
-export type TestResult =
-  /** `model`: the name the API reported (it may differ from the one asked for, e.g. an alias). */
-  | { ok: true; model?: string; calledTool: boolean }
-  | { ok: false; problem: ProbeProblem };
+// The schema's output is exactly the form the protocol declares.
+const _formMatches: [v.InferOutput<typeof ProviderFormSchema>, ProviderForm] extends [ProviderForm, v.InferOutput<typeof ProviderFormSchema>] ? true : never = true;
+void _formMatches;
 
 /** The one tool of the test: trivial, so any model that calls tools at all calls this one. */
 export const TEST_TOOL = {
