@@ -156,6 +156,8 @@ export class FakeAnthropic {
   contextWindow?: number;
   /** What GET /v1/models lists (the Models API's shape, one page); reset() empties it. */
   models: string[] = [];
+  /** GET /v1/models requests, kept apart so `requests` stays the Messages API calls tests count. */
+  readonly modelListRequests: RecordedRequest[] = [];
   private readonly queue: (ScriptedReply | ReplyFn)[] = [];
   private server?: http.Server;
   private waiters: { n: number; resolve: () => void }[] = [];
@@ -172,6 +174,7 @@ export class FakeAnthropic {
     this.requests.length = 0;
     this.contextWindow = undefined;
     this.models = [];
+    this.modelListRequests.length = 0;
   }
 
   get pending() {
@@ -212,6 +215,14 @@ export class FakeAnthropic {
     } catch {
       body = raw;
     }
+    if (req.method === 'GET' && req.url?.split('?')[0] === '/v1/models') {
+      this.modelListRequests.push({ method: 'GET', path: req.url, headers: req.headers, body: undefined, aborted: false, at: Date.now() });
+      if (apiKeyOf(req.headers) === 'bad-key') {
+        return json(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+      }
+      const data = this.models.map((id) => ({ type: 'model', id, display_name: id, created_at: '2026-01-01T00:00:00Z' }));
+      return json(res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+    }
     const record: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, aborted: false, at: Date.now() };
     this.requests.push(record);
     res.on('close', () => {
@@ -222,13 +233,6 @@ export class FakeAnthropic {
     if (req.method === 'POST' && req.url?.startsWith('/v1/messages/count_tokens')) {
       if (!this.contextWindow) return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'fake: count_tokens is off' } });
       return json(res, 200, { input_tokens: countRequestTokens(body) });
-    }
-    if (req.method === 'GET' && req.url?.split('?')[0] === '/v1/models') {
-      if (apiKeyOf(req.headers) === 'bad-key') {
-        return json(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
-      }
-      const data = this.models.map((id) => ({ type: 'model', id, display_name: id, created_at: '2026-01-01T00:00:00Z' }));
-      return json(res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
     }
     if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
       return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: `fake: no route ${req.method} ${req.url}` } });

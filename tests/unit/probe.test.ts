@@ -113,7 +113,8 @@ describe('listModels', () => {
   test('the Anthropic shape: GET /v1/models with x-api-key and anthropic-version', async () => {
     fake.models = ['claude-sonnet-5-5', 'claude-haiku-5-5'];
     expect(await listModels(endpoint(), fetchFn, signal())).toEqual({ ok: true, models: ['claude-haiku-5-5', 'claude-sonnet-5-5'] });
-    const req = fake.requests[0]!;
+    expect(fake.requests).toEqual([]);
+    const req = fake.modelListRequests[0]!;
     expect(req.path).toBe('/v1/models?limit=1000');
     expect(req.headers['x-api-key']).toBe('sk-test');
     expect(req.headers['anthropic-version']).toBe('2023-06-01');
@@ -123,8 +124,8 @@ describe('listModels', () => {
   test('a gateway documented with Bearer gets the key as Bearer on its Anthropic-shape list too', async () => {
     fake.models = ['MiniMax-M3'];
     expect(await listModels(endpoint({ authHeader: 'bearer' }), fetchFn, signal())).toEqual({ ok: true, models: ['MiniMax-M3'] });
-    expect(fake.requests[0]!.headers.authorization).toBe('Bearer sk-test');
-    expect(fake.requests[0]!.headers['x-api-key']).toBeUndefined();
+    expect(fake.modelListRequests[0]!.headers.authorization).toBe('Bearer sk-test');
+    expect(fake.modelListRequests[0]!.headers['x-api-key']).toBeUndefined();
   });
 
   test('a bad key on the list is a bad key', async () => {

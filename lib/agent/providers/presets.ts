@@ -18,6 +18,9 @@
  */
 import type { ApiKind, AuthHeader } from '../model';
 
+/** Re-exported so the options page can name them without importing the model client's module. */
+export type { ApiKind, AuthHeader };
+
 export const PRESETS_CHECKED = '2026-12-02';
 
 export const PROVIDER_IDS = [
