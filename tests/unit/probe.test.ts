@@ -8,7 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { createAnthropicClient, type ModelEndpoint } from '../../lib/agent/model';
 import { isLocalUrl, modelListUrl, PROVIDER_IDS, PROVIDER_PRESETS, PRESETS_CHECKED } from '../../lib/agent/providers/presets';
 import { listModels, problemOf, testEndpoint, TEST_TOOL } from '../../lib/agent/providers/probe';
-import { FakeAnthropic, text, toolCall } from '../harness/fake-anthropic';
+import { listProviderModels, testProvider } from '../../entrypoints/background/provider-probe';
+import { apiKeyOf, FakeAnthropic, text, toolCall } from '../harness/fake-anthropic';
 
 const fake = new FakeAnthropic();
 const fetchFn = globalThis.fetch.bind(globalThis);
@@ -84,8 +85,7 @@ describe('testEndpoint', () => {
     const s = await tinyServer(() => {});
     await s.close();
     const r = await test1(endpoint({ baseUrl: s.url }));
-    expect(r.ok).toBe(false);
-    expect(!r.ok && r.problem.kind).toBe('unreachable');
+    expect(r).toEqual({ ok: false, problem: { kind: 'unreachable', message: expect.stringContaining('ECONNREFUSED') } });
   });
 
   test('origin refused: a local server answering 403 with an empty body, as Ollama does for an Origin it does not allow', async () => {
@@ -181,7 +181,38 @@ describe('listModels', () => {
     const s = await tinyServer(() => {});
     await s.close();
     const r = await listModels(endpoint({ baseUrl: s.url }), fetchFn, signal());
-    expect(r).toMatchObject({ ok: false, problem: { kind: 'unreachable' } });
+    expect(r).toEqual({ ok: false, problem: { kind: 'unreachable', message: 'fetch failed (ECONNREFUSED)' } });
+  });
+});
+
+describe("the background's listModels / testProvider", () => {
+  const form = (over: Record<string, unknown> = {}) => ({ provider: 'other-anthropic', baseUrl: fake.url, apiKey: 'sk-form', authHeader: 'x-api-key', model: 'm-1', ...over });
+
+  test('the form is validated: a bad provider or base URL is a clear problem, no request', async () => {
+    expect(await listProviderModels(form({ provider: 'nope' }))).toEqual({ ok: false, problem: { kind: 'other', message: 'Unknown provider.' } });
+    expect(await testProvider(form({ baseUrl: 'ftp://x' }))).toEqual({ ok: false, problem: { kind: 'other', message: 'The base URL must be an http(s) address.' } });
+    expect(await testProvider(form({ model: '  ' }))).toEqual({ ok: false, problem: { kind: 'other', message: 'Enter a model first.' } });
+    expect(await testProvider(null)).toMatchObject({ ok: false, problem: { kind: 'other' } });
+    expect(fake.requests).toEqual([]);
+  });
+
+  test("the form's unsaved values reach the endpoint: the test's key and model, the list's key", async () => {
+    fake.script(toolCall('report_ok', { ok: true }));
+    expect(await testProvider(form())).toEqual({ ok: true, model: 'm-1', calledTool: true });
+    expect(apiKeyOf(fake.requests[0]!.headers)).toBe('sk-form');
+    fake.models = ['m-1'];
+    expect(await listProviderModels(form())).toEqual({ ok: true, models: ['m-1'] });
+    expect(fake.modelListRequests[0]!.headers['x-api-key']).toBe('sk-form');
+  });
+
+  test('a keyless local preset is tested without the user inventing a key', async () => {
+    fake.script(text('hi'));
+    expect(await testProvider(form({ provider: 'lmstudio', apiKey: '', authHeader: 'bearer' }))).toEqual({ ok: true, model: 'm-1', calledTool: false });
+  });
+
+  test('a preset without a documented model list says so', async () => {
+    const r = await listProviderModels(form({ provider: 'zhipu', baseUrl: 'https://api.z.ai/api/anthropic' }));
+    expect(r).toEqual({ ok: false, problem: { kind: 'other', message: "Zhipu (Z.ai) documents no model list: type the model's name." } });
   });
 });
 

@@ -227,8 +227,17 @@ function namesModel(message: string, model: string): boolean {
 function connectionProblem(e: unknown, signal: AbortSignal): ProbeProblem {
   const reason = signal.aborted ? (signal.reason as { name?: string } | undefined) : undefined;
   if (reason?.name === 'TimeoutError') return { kind: 'unreachable', message: 'No answer in time.' };
-  const err = e as { message?: unknown; cause?: { code?: unknown; message?: unknown } } | null;
-  const cause = err?.cause && (typeof err.cause.code === 'string' ? err.cause.code : typeof err.cause.message === 'string' ? err.cause.message : '');
-  const message = typeof err?.message === 'string' ? err.message : String(e);
-  return { kind: 'unreachable', message: cause ? `${message} (${cause})` : message };
+  const message = typeof (e as { message?: unknown })?.message === 'string' ? (e as Error).message : String(e);
+  // The SDKs wrap fetch's TypeError, which wraps the system error: its code (ECONNREFUSED,
+  // ENOTFOUND) says the most.
+  let cause = (e as { cause?: unknown })?.cause as { code?: unknown; message?: unknown; cause?: unknown } | undefined;
+  let detail = '';
+  for (let depth = 0; cause && depth < 4; depth++, cause = cause.cause as typeof cause) {
+    if (typeof cause.code === 'string') {
+      detail = cause.code;
+      break;
+    }
+    if (!detail && typeof cause.message === 'string' && cause.message !== message) detail = cause.message;
+  }
+  return { kind: 'unreachable', message: detail ? `${message} (${detail})` : message };
 }
