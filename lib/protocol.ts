@@ -4,6 +4,7 @@ import type { ConversationSummary } from './contracts/conversation';
 import type { ConversationMatch, ExportFile, ExportFormat, ImportResult } from './contracts/conversation-file';
 import type { RunEvent } from './contracts/run-events';
 import type { SearchResult } from './search-engines/types';
+import type { ModelListResult, ProviderForm, TestResult } from './agent/providers/presets';
 import type { SearchEngineId } from './settings';
 
 /** Every request the UI pages can make of the background, in one place. */
@@ -32,6 +33,10 @@ export interface ProtocolMap {
   answerQuestion(data: { conversationId: string; questionId: string; reply: UserReply }): void;
   /** The settings page's Test button: one real query with `engine` and the form's (unsaved) values. */
   testSearchEngine(data: { engine: SearchEngineId; settings: unknown }): { ok: true; results: SearchResult[] } | { ok: false; error: string };
+  /** Settings' model picker: the model list of the endpoint the form describes (saved or not). */
+  listModels(data: ProviderForm): ModelListResult;
+  /** Settings' Test button for the model provider: one tiny request with one tool, with the form's values. */
+  testProvider(data: ProviderForm): TestResult;
   /**
    * The management page's "Refresh tools" for an MCP skill: lists the server's tools again over the
    * background's session (the one runs use), so the next run sees the new list.

@@ -55,6 +55,8 @@ export const ProviderConnectionSchema = v.object({
   baseUrl: httpUrl,
   apiKey: secret,
   authHeader,
+  /** The model last used there, given back when the user switches back; absent: the preset's suggestion. */
+  model: v.optional(modelName),
 });
 export type ProviderConnection = v.InferOutput<typeof ProviderConnectionSchema>;
 /** Graph API object ids (an Instagram user, a WhatsApp phone number) are digits. */

@@ -7,6 +7,7 @@ import { onMessage } from '../../lib/protocol';
 import { runSearch, SEARCH_TEST_QUERY } from '../../lib/search-engines/run';
 import { migrateSettings } from '../../lib/settings';
 import { FETCH_TIMEOUT_MS } from '../../lib/web/request';
+import { listProviderModels, testProvider } from './provider-probe';
 import type { BackgroundServices } from './services';
 
 /** Registered synchronously at start-up (a woken service worker must see the first message); each waits for the store. */
@@ -58,6 +59,8 @@ export function registerProtocolHandlers({ ready, skills }: BackgroundServices):
       return { ok: false as const, error: errorMessage(e) };
     }
   });
+  onMessage('listModels', ({ data }) => listProviderModels(data));
+  onMessage('testProvider', ({ data }) => testProvider(data));
   onMessage('refreshSkillTools', async ({ data }) => {
     try {
       return { ok: true as const, tools: await skills.refresh(data.skillId) };

@@ -191,6 +191,10 @@ export class FakeAnthropic {
    * "prompt is too long". It also answers count_tokens.
    */
   contextWindow?: number;
+  /** What GET /v1/models lists (the Models API's shape, one page); reset() empties it. */
+  models: string[] = [];
+  /** GET /v1/models requests, kept apart so `requests` stays the Messages API calls tests count. */
+  readonly modelListRequests: RecordedRequest[] = [];
   private readonly queue: (ScriptedReply | ReplyFn)[] = [];
   private server?: http.Server;
   private waiters: { n: number; resolve: () => void }[] = [];
@@ -210,6 +214,8 @@ export class FakeAnthropic {
     this.queue.length = 0;
     this.requests.length = 0;
     this.contextWindow = undefined;
+    this.models = [];
+    this.modelListRequests.length = 0;
   }
 
   get pending() {
@@ -262,6 +268,14 @@ export class FakeAnthropic {
       body = raw ? JSON.parse(raw) : undefined;
     } catch {
       body = raw;
+    }
+    if (req.method === 'GET' && req.url?.split('?')[0] === '/v1/models') {
+      this.modelListRequests.push({ method: 'GET', path: req.url, headers: req.headers, body: undefined, aborted: false, at: Date.now() });
+      if (apiKeyOf(req.headers) === 'bad-key') {
+        return json(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+      }
+      const data = this.models.map((id) => ({ type: 'model', id, display_name: id, created_at: '2026-01-01T00:00:00Z' }));
+      return json(res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
     }
     const record: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, aborted: false, at: Date.now() };
     this.requests.push(record);

@@ -44,4 +44,4 @@ export function configuredEndpoints(settings: Settings): ResolvedEndpoint[] {
   });
 }
 
-const presetName = (id: ProviderId) => (PROVIDER_PRESETS[id].name.startsWith('provider_') ? (id === 'other-openai' ? 'the OpenAI-compatible endpoint' : 'the Anthropic-compatible endpoint') : PROVIDER_PRESETS[id].name);
+const presetName = (id: ProviderId) => PROVIDER_PRESETS[id].name;

@@ -4,6 +4,6 @@ import { PROVIDER_PRESETS } from './presets';
 import type { ProviderId } from './provider-ids';
 
 export function providerLabel(id: ProviderId): string {
-  const name = PROVIDER_PRESETS[id].name;
-  return name.startsWith('provider_') ? t(name as Parameters<typeof t>[0]) : name;
+  const preset = PROVIDER_PRESETS[id];
+  return preset.nameKey ? t(preset.nameKey) : preset.name;
 }

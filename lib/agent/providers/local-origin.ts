@@ -14,19 +14,13 @@
  */
 import type { Settings } from '../../settings';
 import { configuredEndpoints } from './endpoints';
+import { hostKindOf } from './hosts';
 import { PROVIDER_PRESETS } from './presets';
 
 /** The origin to send to `baseUrl`'s server (its own), or undefined when it gets no fix. */
 export function originFixFor(baseUrl: string, { local = false }: { local?: boolean } = {}): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  const host = url.hostname.toLowerCase();
-  return isLoopback(host) || (local && isPrivate(host)) ? url.origin : undefined;
+  const kind = hostKindOf(baseUrl);
+  return kind === 'loopback' || (local && kind === 'private') ? new URL(baseUrl).origin : undefined;
 }
 
 /** The origins (scheme://host[:port]) of every configured endpoint that gets the fix, sorted, each once. */
@@ -36,30 +30,4 @@ export function localOriginTargets(settings: Settings): string[] {
     return origin ? [origin] : [];
   });
   return [...new Set(origins)].sort();
-}
-
-/** localhost and its subdomains (browsers resolve them to loopback), 127.0.0.0/8, [::1], 0.0.0.0. */
-function isLoopback(host: string): boolean {
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (host === '[::1]' || host === '0.0.0.0') return true;
-  const v4 = ipv4(host);
-  return !!v4 && v4[0] === 127;
-}
-
-/** 10/8, 172.16/12, 192.168/16, link-local 169.254/16, IPv6 unique-local fc00::/7 and link-local fe80::/10. */
-function isPrivate(host: string): boolean {
-  const v4 = ipv4(host);
-  if (v4) {
-    const [a, b] = v4 as [number, number];
-    return a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
-  }
-  if (!host.startsWith('[')) return false;
-  const first = parseInt(host.slice(1).split(':')[0] || '0', 16);
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80;
-}
-
-/** The four numbers of a dotted IPv4 host (URL has already normalised other notations to it). */
-function ipv4(host: string): number[] | undefined {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  return m ? m.slice(1).map(Number) : undefined;
 }

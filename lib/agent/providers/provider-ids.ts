@@ -24,4 +24,4 @@ export type ProviderId = (typeof PROVIDER_IDS)[number];
 
 export const AUTH_HEADERS = ['x-api-key', 'bearer', 'none'] as const;
 
-export const isProviderId = (s: string): s is ProviderId => (PROVIDER_IDS as readonly string[]).includes(s);
+export const isProviderId = (s: unknown): s is ProviderId => typeof s === 'string' && (PROVIDER_IDS as readonly string[]).includes(s);
