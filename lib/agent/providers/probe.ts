@@ -3,7 +3,10 @@
  * one tiny request with one tool. Pure: the fetch and the endpoint's client are passed in, so the
  * same code runs in the background and in tests against the local fakes.
  */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import * as v from 'valibot';
+import { classifyModelError } from '../errors';
 import type { ModelClient, ModelEndpoint } from '../model';
 import {
   isLocalUrl,
@@ -115,11 +118,14 @@ export async function testEndpoint(endpoint: ModelEndpoint, model: string, clien
       else if (ev.type === 'message_stop') sawStop = true;
     }
   } catch (e) {
-    // An error event in the stream (overloaded, a server-side failure) or a broken connection.
+    // An error event in the stream (overloaded, a server-side failure) or a broken connection:
+    // the server was reached, so a broken connection here is a broken reply, not "unreachable".
     const p = problemOf(e, endpoint, model, signal);
-    return { ok: false, problem: p.kind === 'unreachable' ? { kind: 'other', message: `The reply broke off: ${p.message}` } : p };
+    return { ok: false, problem: p.kind === 'unreachable' ? { kind: 'other', message: `The reply stream broke off: ${p.message}` } : p };
   }
-  if (!sawStop) return { ok: false, problem: { kind: 'other', message: 'The reply stream ended before message_stop.' } };
+  // No message_stop: the stream ended early (OpenAI kind: without a finish_reason), which a run
+  // would treat as a broken reply too.
+  if (!sawStop) return { ok: false, problem: { kind: 'other', message: 'The reply stream broke off before the reply was complete.' } };
   return { ok: true, ...(reported ? { model: reported } : {}), calledTool };
 }
 
@@ -166,28 +172,35 @@ function errorText(text: string): string {
 }
 
 /**
- * What an SDK error (Anthropic's or openai's: both carry `status`, the parsed body as `error`, and a
- * message) or a fetch failure means for the user.
+ * What a failed test means for the user. classifyModelError reads both SDKs' errors as a run
+ * does (the status, the API's own words in whichever body shape the server sent); this adds what
+ * only the Settings line needs: the system error behind an unreachable host, an Origin refusal,
+ * and which 400s mean an unknown model or a model without tools.
  */
 export function problemOf(e: unknown, endpoint: ModelEndpoint, model: string, signal: AbortSignal): ProbeProblem {
-  const err = e as { status?: unknown; error?: unknown; message?: unknown; name?: unknown } | null;
-  const status = typeof err?.status === 'number' ? err.status : undefined;
-  if (status === undefined) {
-    const name = typeof err?.name === 'string' ? err.name : '';
-    if (signal.aborted || /^APIConnection(Timeout)?Error$/.test(name) || e instanceof TypeError) return connectionProblem(e, signal);
-    return { kind: 'other', message: sdkMessage(err) };
+  if (signal.aborted) return connectionProblem(e, signal);
+  const { error } = classifyModelError(e, false);
+  if (error.status === undefined) {
+    // classifyModelError calls any error it does not know "network" (a run retries those); for
+    // the Test only a connection that failed is "unreachable".
+    return isConnectionFailure(e) ? connectionProblem(e, signal) : { kind: 'other', message: error.message };
   }
-  const body = err?.error;
-  const empty = body === undefined || body === null || body === '';
-  return httpProblem(status, sdkMessage(err), empty, endpoint.baseUrl, model);
+  return httpProblem(error.status, error.message, hasNoBody(e), endpoint.baseUrl, model);
 }
 
-function sdkMessage(err: { error?: unknown; message?: unknown } | null): string {
-  const body = err?.error as any;
-  const fromBody = body?.error?.message ?? body?.message ?? (typeof body?.error === 'string' ? body.error : undefined);
-  if (typeof fromBody === 'string' && fromBody) return fromBody;
-  const m = typeof err?.message === 'string' ? err.message : String(err);
-  return m.replace(/^\d{3}\s+/, '');
+/** The SDKs wrap a failed fetch in their APIConnectionError; a bare fetch throws a TypeError. */
+const isConnectionFailure = (e: unknown): boolean =>
+  e instanceof Anthropic.APIConnectionError || e instanceof OpenAI.APIConnectionError || e instanceof TypeError;
+
+/**
+ * Nothing in the body at all (Ollama's refused Origin). Both SDKs keep a parsed body in `error`
+ * and, when there was none, say "status code (no body)"; a text body that is not JSON is in the
+ * message instead, and counts as a body.
+ */
+function hasNoBody(e: unknown): boolean {
+  const err = e as { error?: unknown; message?: unknown } | null;
+  const body = err?.error;
+  return (body === undefined || body === null || body === '') && typeof err?.message === 'string' && err.message.endsWith('status code (no body)');
 }
 
 /**
@@ -209,14 +222,15 @@ function httpProblem(status: number, message: string, emptyBody: boolean, baseUr
  * Real wordings: Ollama "registry.ollama.ai/library/gemma3:4b does not support tools";
  * llama.cpp "tools param requires --jinja flag" (older: "Unsupported param: tools");
  * vLLM "\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set";
- * servers whose chat template has no tools (LM Studio, Unsloth) "… template does not support tools".
+ * servers whose chat template has no tools (LM Studio, Unsloth) "… template does not support tools";
+ * Groq "tool calling is not supported with this model".
  */
 const NO_TOOLS = [
   /does(?: not|n't) support (?:tools|tool use|tool calling|function calling)/i,
   /tools param requires --jinja/i,
   /unsupported param(?:eter)?:? tools/i,
   /tool choice requires --enable-auto-tool-choice/i,
-  /(?:tools?|function calling) (?:is |are )?not supported/i,
+  /(?:tools?|tool calling|function calling) (?:is |are )?not supported/i,
 ];
 
 function namesModel(message: string, model: string): boolean {
