@@ -61,6 +61,12 @@ describe('testEndpoint', () => {
     expect(await test1()).toEqual({ ok: true, model: 'test-model', calledTool: false });
   });
 
+  test('a reply cut off at the small limit is tried once more with room to think (Anthropic kind too)', async () => {
+    fake.script(text('Thinking', { stopReason: 'max_tokens' }), toolCall('report_ok', { ok: true }));
+    expect(await test1()).toEqual({ ok: true, model: 'test-model', calledTool: true });
+    expect(fake.requests.map((r) => r.body.max_tokens)).toEqual([64, 1024]);
+  });
+
   test('bad key: the 401 and its message', async () => {
     expect(await test1(endpoint({ apiKey: 'bad-key' }))).toEqual({ ok: false, problem: { kind: 'bad_key', status: 401, message: 'invalid x-api-key' } });
   });
@@ -234,6 +240,25 @@ describe('testEndpoint, OpenAI kind (Chat Completions through the openai SDK)', 
   test('a 403 with a body is a refused key, not the Origin', async () => {
     openai.script({ error: { status: 403, type: 'permission_error', message: 'Project does not have access to model fake-model' } });
     expect(await oaTest()).toEqual({ ok: false, problem: { kind: 'bad_key', status: 403, message: 'Project does not have access to model fake-model' } });
+  });
+
+  test('a reasoning model that spends the small limit thinking gets one more try with room to think, not "no tools"', async () => {
+    // OpenAI's reasoning models count their thinking against the limit: an empty reply, "length".
+    openai.script({ content: [], finishReason: 'length' }, openaiToolCall('report_ok', { ok: true }));
+    expect(await oaTest()).toEqual({ ok: true, model: 'fake-model', calledTool: true });
+    expect(openai.requests.map((r) => r.body.max_tokens)).toEqual([64, 1024]);
+  });
+
+  test('a reply that runs out of tokens twice says so', async () => {
+    openai.script(openaiText('Let me think about', { finishReason: 'length' }), openaiText('Let me think about this', { finishReason: 'length' }));
+    expect(await oaTest()).toEqual({ ok: false, problem: { kind: 'other', message: "The reply reached the test's limit of 1024 tokens before it called the tool or finished." } });
+    expect(openai.requests).toHaveLength(2);
+  });
+
+  test('a text answer that finished is not tried again', async () => {
+    openai.script(openaiText('Fine.'));
+    expect(await oaTest()).toEqual({ ok: true, model: 'fake-model', calledTool: false });
+    expect(openai.requests).toHaveLength(1);
   });
 
   test('a stream that breaks off mid-reply is "other", never OK', async () => {

@@ -53,6 +53,12 @@ export const TEST_TOOL = {
 const TEST_PROMPT = 'This is a connection test. Call the report_ok tool with {"ok": true}. Do not write anything else.';
 /** Enough for one tool call; small, so a test costs next to nothing. */
 const TEST_MAX_TOKENS = 64;
+/**
+ * The second try for a reply cut off at TEST_MAX_TOKENS before any tool call: a reasoning model
+ * (OpenAI's o-series and gpt-5, gpt-oss, Qwen3 or DeepSeek-R1 on a local server) spends its
+ * limit thinking before it calls anything, and would otherwise be reported as not calling tools.
+ */
+const TEST_REASONING_MAX_TOKENS = 1024;
 
 /** The endpoint's model list; the source defaults to the kind's own list (`/v1/models` or `/models`). */
 export async function listModels(
@@ -90,15 +96,35 @@ export async function listModels(
 
 /**
  * Sends ONE small streamed request with ONE tool and an instruction to call it, and reads the reply
- * with the loop's own event vocabulary.
+ * with the loop's own event vocabulary. Only a reply that ran out of tokens before calling the tool
+ * is tried once more, with room to think first.
  */
 export async function testEndpoint(endpoint: ModelEndpoint, model: string, client: ModelClient, signal: AbortSignal): Promise<TestResult> {
+  const first = await attempt(endpoint, model, client, signal, TEST_MAX_TOKENS);
+  if (!first.ranOut) return first.result;
+  const second = await attempt(endpoint, model, client, signal, TEST_REASONING_MAX_TOKENS);
+  if (!second.ranOut) return second.result;
+  return {
+    ok: false,
+    problem: { kind: 'other', message: `The reply reached the test's limit of ${TEST_REASONING_MAX_TOKENS} tokens before it called the tool or finished.` },
+  };
+}
+
+/** One test request; `ranOut`: it stopped at its token limit without a tool call, which proves nothing yet. */
+async function attempt(
+  endpoint: ModelEndpoint,
+  model: string,
+  client: ModelClient,
+  signal: AbortSignal,
+  maxTokens: number,
+): Promise<{ ranOut: false; result: TestResult } | { ranOut: true }> {
+  const fail = (problem: ProbeProblem) => ({ ranOut: false as const, result: { ok: false as const, problem } });
   let stream: AsyncIterable<{ type: string; [k: string]: any }>;
   try {
     stream = await client.stream(
       {
         model,
-        maxTokens: TEST_MAX_TOKENS,
+        maxTokens,
         system: [{ type: 'text', text: 'You are checking that tool calls work.' }],
         tools: [TEST_TOOL],
         messages: [{ role: 'user', content: TEST_PROMPT }],
@@ -106,27 +132,30 @@ export async function testEndpoint(endpoint: ModelEndpoint, model: string, clien
       signal,
     );
   } catch (e) {
-    return { ok: false, problem: problemOf(e, endpoint, model, signal) };
+    return fail(problemOf(e, endpoint, model, signal));
   }
   let reported: string | undefined;
   let calledTool = false;
   let sawStop = false;
+  let stopReason: unknown;
   try {
     for await (const ev of stream) {
       if (ev.type === 'message_start') reported = typeof ev.message?.model === 'string' && ev.message.model ? ev.message.model : undefined;
       else if (ev.type === 'content_block_start' && ev.content_block?.type === 'tool_use') calledTool = true;
+      else if (ev.type === 'message_delta') stopReason = ev.delta?.stop_reason;
       else if (ev.type === 'message_stop') sawStop = true;
     }
   } catch (e) {
     // An error event in the stream (overloaded, a server-side failure) or a broken connection:
     // the server was reached, so a broken connection here is a broken reply, not "unreachable".
     const p = problemOf(e, endpoint, model, signal);
-    return { ok: false, problem: p.kind === 'unreachable' ? { kind: 'other', message: `The reply stream broke off: ${p.message}` } : p };
+    return fail(p.kind === 'unreachable' ? { kind: 'other', message: `The reply stream broke off: ${p.message}` } : p);
   }
   // No message_stop: the stream ended early (OpenAI kind: without a finish_reason), which a run
   // would treat as a broken reply too.
-  if (!sawStop) return { ok: false, problem: { kind: 'other', message: 'The reply stream broke off before the reply was complete.' } };
-  return { ok: true, ...(reported ? { model: reported } : {}), calledTool };
+  if (!sawStop) return fail({ kind: 'other', message: 'The reply stream broke off before the reply was complete.' });
+  if (!calledTool && stopReason === 'max_tokens') return { ranOut: true };
+  return { ranOut: false, result: { ok: true, ...(reported ? { model: reported } : {}), calledTool } };
 }
 
 /** The form's values as an endpoint, with the preset's API kind (the form never picks a kind itself). */
