@@ -221,15 +221,10 @@ export function problemOf(e: unknown, endpoint: ModelEndpoint, model: string, si
 const isConnectionFailure = (e: unknown): boolean =>
   e instanceof Anthropic.APIConnectionError || e instanceof OpenAI.APIConnectionError || e instanceof TypeError;
 
-/**
- * Nothing in the body at all (Ollama's refused Origin). Both SDKs keep a parsed body in `error`
- * and, when there was none, say "status code (no body)"; a text body that is not JSON is in the
- * message instead, and counts as a body.
- */
+/** No JSON body (Ollama's refused Origin sends none at all): both SDKs keep a parsed body in `error`. */
 function hasNoBody(e: unknown): boolean {
-  const err = e as { error?: unknown; message?: unknown } | null;
-  const body = err?.error;
-  return (body === undefined || body === null || body === '') && typeof err?.message === 'string' && err.message.endsWith('status code (no body)');
+  const body = (e as { error?: unknown } | null)?.error;
+  return body === undefined || body === null || body === '';
 }
 
 /**
