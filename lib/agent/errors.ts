@@ -20,7 +20,14 @@ const RETRYABLE_TYPES = new Set(['overloaded_error', 'rate_limit_error', 'api_er
  */
 export function classifyModelError(e: unknown, midReply: boolean): ClassifiedError {
   if (e instanceof Anthropic.APIError) {
-    return classifyApiError(e.status as number | undefined, e.apiMessage ?? stripStatus(e.message), e.type ?? undefined, e.headers, e instanceof Anthropic.APIConnectionError, midReply);
+    return classifyApiError(
+      e.status as number | undefined,
+      e.apiMessage ?? bodyText(e.error) ?? stripStatus(e.message),
+      e.type ?? undefined,
+      e.headers,
+      e instanceof Anthropic.APIConnectionError,
+      midReply,
+    );
   }
   if (e instanceof OpenAI.APIError) {
     return openAIFinal(e) ?? classifyApiError(e.status, openAIMessage(e), e.type ?? e.code ?? undefined, e.headers, e instanceof OpenAI.APIConnectionError, midReply);
@@ -74,7 +81,7 @@ function classifyApiError(
 function openAIMessage(e: InstanceType<typeof OpenAI.APIError>): string {
   const body = e.error as { message?: unknown; n_prompt_tokens?: unknown; n_ctx?: unknown } | undefined;
   const raw = body?.message;
-  let message = typeof raw === 'string' ? raw : raw !== undefined ? JSON.stringify(raw) : stripStatus(e.message);
+  let message = typeof raw === 'string' ? raw : raw !== undefined ? JSON.stringify(raw) : (bodyText(e.error) ?? stripStatus(e.message));
   if (e.code === 'context_length_exceeded' && !message.includes('context_length_exceeded')) message += ' (context_length_exceeded)';
   if (typeof body?.n_prompt_tokens === 'number' && typeof body.n_ctx === 'number') message += ` (${body.n_prompt_tokens} tokens > ${body.n_ctx} maximum)`;
   return message;
@@ -92,6 +99,18 @@ function openAIFinal(e: InstanceType<typeof OpenAI.APIError>): ClassifiedError |
     return { retryable: false, error: { kind: 'other', ...(status !== undefined ? { status } : {}), message: openAIMessage(e) } };
   }
   return undefined;
+}
+
+/**
+ * The words of an error body in a shape the SDK does not read: compatible servers send
+ * `{error: "…"}` (LM Studio, Ollama's native API), `{message}` or FastAPI's `{detail}`, or a bare
+ * string; the SDKs would show those JSON-encoded, quotes and all.
+ */
+function bodyText(body: unknown): string | undefined {
+  if (typeof body === 'string') return body || undefined;
+  const b = body as { error?: unknown; message?: unknown; detail?: unknown } | null | undefined;
+  const text = [b?.error, b?.message, b?.detail].find((t) => typeof t === 'string' && t);
+  return text as string | undefined;
 }
 
 function stripStatus(message: string): string {

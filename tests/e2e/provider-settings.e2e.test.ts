@@ -1,7 +1,8 @@
 /**
  * Settings' model provider group in the built extension: the model list and the Test button go
- * through the background (lib/protocol.ts listModels / testProvider) to the fake on 127.0.0.1 with
- * the form's unsaved values, and each outcome reads as one plain line.
+ * through the background (lib/protocol.ts listModels / testProvider) to a fake on 127.0.0.1 with
+ * the form's unsaved values, and each outcome reads as one plain line — for both API kinds, an
+ * "Other" preset at the Anthropic fake and one at the OpenAI fake, in one browser per engine.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,8 +10,59 @@ import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { launch, type BrowserName, type ExtensionBrowser } from '../harness/browsers';
 import { apiKeyOf, FakeAnthropic, toolCall } from '../harness/fake-anthropic';
+import { bearerOf, FakeOpenAI, toolCall as openaiToolCall } from '../harness/fake-openai';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
+
+/** What differs between the kinds: the preset, the fake, and how each fake is told and read. */
+interface Kind {
+  /** For the test names; the preset says which Other it is. */
+  label: string;
+  provider: 'other-anthropic' | 'other-openai';
+  fake: FakeAnthropic | FakeOpenAI;
+  /** Scripts one reply that calls the test's tool. */
+  scriptToolCall(): void;
+  /** Makes the next request fail as a model without tool support does on this API. */
+  refuseTools(model: string): string;
+  /** The request bodies and keys of the model calls and of the model lists, oldest first. */
+  calls(): { body: any; key: string | undefined }[];
+  lists(): { key: string | undefined }[];
+  badKeyMessage: string;
+}
+
+const anthropic = new FakeAnthropic();
+const openai = new FakeOpenAI();
+const kinds: Kind[] = [
+  {
+    label: 'the Anthropic kind',
+    provider: 'other-anthropic',
+    fake: anthropic,
+    scriptToolCall: () => void anthropic.script(toolCall('report_ok', { ok: true })),
+    refuseTools(model) {
+      const message = `registry.ollama.ai/library/${model} does not support tools`;
+      anthropic.script({ error: { status: 400, type: 'invalid_request_error', message } });
+      return message;
+    },
+    calls: () => anthropic.requests.map((r) => ({ body: r.body, key: apiKeyOf(r.headers) })),
+    lists: () => anthropic.modelListRequests.map((r) => ({ key: apiKeyOf(r.headers) })),
+    badKeyMessage: 'invalid x-api-key',
+  },
+  {
+    label: 'the OpenAI kind',
+    provider: 'other-openai',
+    fake: openai,
+    scriptToolCall: () => void openai.script(openaiToolCall('report_ok', { ok: true })),
+    // The fake's own mode: Ollama's OpenAI endpoint refusing a request with tools.
+    refuseTools(model) {
+      openai.noTools = true;
+      return `registry.ollama.ai/library/${model} does not support tools`;
+    },
+    // One fake records both routes; typing a key also fetches the list.
+    calls: () => openai.requests.filter((r) => r.method === 'POST').map((r) => ({ body: r.body, key: bearerOf(r.headers) })),
+    lists: () => openai.requests.filter((r) => r.method === 'GET').map((r) => ({ key: bearerOf(r.headers) })),
+    badKeyMessage: 'Incorrect API key provided: bad-key. You can find your API key at https://platform.openai.com/account/api-keys.',
+  },
+];
 
 async function fill(page: Page, selector: string, value: string) {
   await page.$eval(selector, (el) => ((el as HTMLInputElement).value = ''));
@@ -25,75 +77,85 @@ async function runTest(page: Page): Promise<string> {
 }
 
 describe.each(browsers)('the model provider settings in %s', (name) => {
-  const fake = new FakeAnthropic();
   /** A local server that refuses every request as Ollama refuses an Origin it does not allow. */
   const refusing = http.createServer((_req, res) => void res.writeHead(403, { 'content-length': '0' }).end());
   let refusingUrl = '';
+  let closedUrl = '';
   let ext: ExtensionBrowser;
   let options: Page;
 
   beforeAll(async () => {
-    await fake.start();
+    await Promise.all([anthropic.start(), openai.start()]);
     await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
     refusingUrl = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+    const closed = http.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((r) => closed.close(() => r()));
+    // One browser for every case of both kinds: a launch is the slow part.
     ext = await launch(name);
     options = await ext.open('options.html', { width: 900, height: 800 });
     await options.waitForSelector('#provider');
-    await options.select('#provider', 'other-anthropic');
   });
 
   afterAll(async () => {
     await ext?.close();
     refusing.closeAllConnections();
     await new Promise<void>((r) => refusing.close(() => r()));
-    await fake.stop();
+    await Promise.all([anthropic.stop(), openai.stop()]);
   });
 
-  beforeEach(() => fake.reset());
-
-  it("lists the endpoint's models as the key is typed, and the Test reports a tool call", async () => {
-    fake.models = ['fake-model-a', 'fake-model-b'];
-    await fill(options, '#baseUrl', fake.url);
-    await fill(options, '#apiKey', 'sk-e2e');
-    await options.waitForFunction(() => document.querySelector('[data-model-list]')?.getAttribute('data-model-list') === 'done', { polling: 100 });
-    expect(await options.$eval('#model-list', (el) => el.textContent?.trim())).toBe('2 models listed by the server: pick one or type a name.');
-    expect(await options.$$eval('#model-options option', (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(['fake-model-a', 'fake-model-b']);
-    expect(apiKeyOf(fake.modelListRequests.at(-1)!.headers)).toBe('sk-e2e');
-
-    await fill(options, '#model', 'fake-model-a');
-    fake.script(toolCall('report_ok', { ok: true }));
-    expect(await runTest(options)).toBe('OK — fake-model-a answered and called the tool.');
-    const [req] = fake.requests;
-    expect(apiKeyOf(req!.headers)).toBe('sk-e2e');
-    expect(req!.body).toMatchObject({ model: 'fake-model-a', stream: true, tools: [{ name: 'report_ok' }] });
-    // Nothing was saved: the test used the form's values.
-    expect(await options.evaluate(async () => ((await ((globalThis as any).browser ?? (globalThis as any).chrome).storage.local.get('settings')).settings ?? null))).toBeNull();
+  beforeEach(() => {
+    anthropic.reset();
+    openai.reset();
   });
 
-  it('says when the key is refused, and when the model does not call tools', async () => {
-    await fill(options, '#baseUrl', fake.url);
-    await fill(options, '#model', 'fake-model-a');
-    await fill(options, '#apiKey', 'bad-key');
-    expect(await runTest(options)).toBe('The key was refused (HTTP 401): invalid x-api-key');
+  describe.each(kinds)('for $label', (kind) => {
+    beforeAll(async () => {
+      await options.select('#provider', kind.provider);
+    });
 
-    await fill(options, '#apiKey', 'sk-e2e');
-    fake.script({ error: { status: 400, type: 'invalid_request_error', message: 'registry.ollama.ai/library/gemma3:4b does not support tools' } });
-    expect(await runTest(options)).toBe(
-      'This model does not call tools; Pagewright needs one that does. The server said: registry.ollama.ai/library/gemma3:4b does not support tools',
-    );
-  });
+    it("lists the endpoint's models as the key is typed, and the Test reports a tool call", async () => {
+      kind.fake.models = ['fake-model-a', 'fake-model-b'];
+      await fill(options, '#baseUrl', kind.fake.url);
+      await fill(options, '#apiKey', 'sk-e2e');
+      await options.waitForFunction(() => document.querySelector('[data-model-list]')?.getAttribute('data-model-list') === 'done', { polling: 100 });
+      expect(await options.$eval('#model-list', (el) => el.textContent?.trim())).toBe('2 models listed by the server: pick one or type a name.');
+      expect(await options.$$eval('#model-options option', (os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(['fake-model-a', 'fake-model-b']);
+      expect(kind.lists().at(-1)!.key).toBe('sk-e2e');
 
-  it('says when the server cannot be reached, and what to allow when a local server refuses the origin', async () => {
-    const closed = http.createServer();
-    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-    const closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-    await new Promise<void>((r) => closed.close(() => r()));
-    await fill(options, '#baseUrl', closedUrl);
-    expect(await runTest(options)).toMatch(new RegExp(`^Could not reach ${closedUrl.replace(/[.]/g, '\\.')}: `));
+      await fill(options, '#model', 'fake-model-a');
+      kind.scriptToolCall();
+      expect(await runTest(options)).toBe('OK — fake-model-a answered and called the tool.');
+      const [call, ...more] = kind.calls();
+      expect(more).toEqual([]);
+      expect(call!.key).toBe('sk-e2e');
+      expect(call!.body).toMatchObject({ model: 'fake-model-a', stream: true });
+      // The one test tool, in the kind's own form.
+      expect(call!.body.tools.map((t: any) => t.name ?? t.function?.name)).toEqual(['report_ok']);
+      // Nothing was saved: the test used the form's values.
+      expect(await options.evaluate(async () => ((await ((globalThis as any).browser ?? (globalThis as any).chrome).storage.local.get('settings')).settings ?? null))).toBeNull();
+    });
 
-    await fill(options, '#baseUrl', refusingUrl);
-    expect(await runTest(options)).toBe(
-      `The server at ${refusingUrl} refused the extension's origin (HTTP 403). Allow the origins chrome-extension://* and moz-extension://* in its settings.`,
-    );
+    it('says when the key is refused, and when the model does not call tools', async () => {
+      await fill(options, '#baseUrl', kind.fake.url);
+      await fill(options, '#model', 'fake-model-a');
+      await fill(options, '#apiKey', 'bad-key');
+      expect(await runTest(options)).toBe(`The key was refused (HTTP 401): ${kind.badKeyMessage}`);
+
+      await fill(options, '#apiKey', 'sk-e2e');
+      const said = kind.refuseTools('fake-model-a');
+      expect(await runTest(options)).toBe(`This model does not call tools; Pagewright needs one that does. The server said: ${said}`);
+    });
+
+    it('says when the server cannot be reached, and what to allow when a local server refuses the origin', async () => {
+      await fill(options, '#baseUrl', closedUrl);
+      expect(await runTest(options)).toMatch(new RegExp(`^Could not reach ${closedUrl.replace(/[.]/g, '\\.')}: `));
+
+      await fill(options, '#baseUrl', refusingUrl);
+      expect(await runTest(options)).toBe(
+        `The server at ${refusingUrl} refused the extension's origin (HTTP 403). Allow the origins chrome-extension://* and moz-extension://* in its settings.`,
+      );
+    });
   });
 });

@@ -40,8 +40,22 @@ export interface ScriptedReply {
   sseErrorAfter?: { chunks: number; message: string; type?: string; code?: string | null };
   /** Stop after this many chunks until the gate opens. */
   pause?: { afterChunks: number; gate: Gate };
-  /** Answer with an HTTP error instead of a stream. */
-  error?: { status: number; message: string; type?: string; code?: string | null; param?: string | null; headers?: Record<string, string>; extra?: Record<string, unknown> };
+  /**
+   * Answer with an HTTP error instead of a stream. `body` replaces OpenAI's error body verbatim
+   * (a string is sent as is, anything else as JSON): compatible servers word theirs differently,
+   * vLLM and Mistral at the top level (`{object: 'error', message, type, code}`), LM Studio as
+   * `{error: "…"}`, and some send nothing at all.
+   */
+  error?: {
+    status: number;
+    message: string;
+    type?: string;
+    code?: string | null;
+    param?: string | null;
+    headers?: Record<string, string>;
+    extra?: Record<string, unknown>;
+    body?: unknown;
+  };
 }
 
 export interface RecordedRequest {
@@ -192,7 +206,12 @@ export class FakeOpenAI {
     }
     if (!reply) return error(res, 400, { message: 'fake: no scripted reply left', type: 'invalid_request_error' });
     if (reply.error) {
-      const { status, headers, extra, ...e } = reply.error;
+      const { status, headers, extra, body: raw, ...e } = reply.error;
+      if (raw !== undefined) {
+        const text = typeof raw === 'string' ? raw : JSON.stringify(raw);
+        res.writeHead(status, { 'content-type': typeof raw === 'string' ? 'text/plain' : 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+        return void res.end(text);
+      }
       return error(res, status, { type: 'invalid_request_error', ...e, ...extra }, headers);
     }
     await this.stream(res, reply, body, record);

@@ -119,6 +119,19 @@ describe('classifyModelError for the OpenAI SDK: the same rules as for Anthropic
     expect(classifyModelError(mistral, false).error.message).toBe('{"detail":[{"type":"extra_forbidden"}]}');
   });
 
+  it("reads a compatible server's words from the body shapes the SDKs do not: `{error: \"…\"}`, `{message}`, `{detail}`", () => {
+    // The openai client hands generate() `{error: body}` when the body has no `error` of its own.
+    const lmStudio = OpenAI.APIError.generate(400, { error: 'Invalid tool_choice type' }, undefined, new Headers());
+    expect(classifyModelError(lmStudio, false).error).toEqual({ kind: 'bad_request', status: 400, message: 'Invalid tool_choice type' });
+    const fastApi = OpenAI.APIError.generate(422, { error: { detail: 'Field required' } }, undefined, new Headers());
+    expect(classifyModelError(fastApi, false).error.message).toBe('Field required');
+    // The Anthropic SDK keeps the whole body.
+    const ollama = Anthropic.APIError.generate(400, { error: 'model "x" not found, try pulling it first' }, undefined, new Headers());
+    expect(classifyModelError(ollama, false).error.message).toBe('model "x" not found, try pulling it first');
+    const topLevel = Anthropic.APIError.generate(400, { message: 'Invalid model: x' }, undefined, new Headers());
+    expect(classifyModelError(topLevel, false).error.message).toBe('Invalid model: x');
+  });
+
   it('names context_length_exceeded in the message when the words do not', () => {
     const e = openAIError(400, 'Input too long.', {}, { code: 'context_length_exceeded' });
     expect(classifyModelError(e, false).error).toEqual({ kind: 'bad_request', status: 400, message: 'Input too long. (context_length_exceeded)' });

@@ -1,26 +1,35 @@
 /**
  * Settings' Test button and model list against real HTTP on 127.0.0.1: the Anthropic fake for the
- * Messages API, tiny servers for an Ollama that refuses the Origin and for the other list shapes.
+ * Messages API, the OpenAI fake for Chat Completions (each through the client a run uses), tiny
+ * servers for an Ollama that refuses the Origin and for the other list shapes.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { ModelEndpoint } from '../../lib/agent/model';
 import { createAnthropicClient } from '../../lib/agent/providers/anthropic-messages';
+import { createOpenAIChatClient } from '../../lib/agent/providers/openai-chat';
 import { isLocalUrl, modelListUrl, PROVIDER_IDS, PROVIDER_PRESETS, PRESETS_CHECKED } from '../../lib/agent/providers/presets';
 import { listModels, problemOf, testEndpoint, TEST_TOOL } from '../../lib/agent/providers/probe';
 import { listProviderModels, testProvider } from '../../entrypoints/background/provider-probe';
 import { apiKeyOf, FakeAnthropic, text, toolCall } from '../harness/fake-anthropic';
+import { FakeOpenAI, text as openaiText, toolCall as openaiToolCall } from '../harness/fake-openai';
 
 const fake = new FakeAnthropic();
+const openai = new FakeOpenAI();
 const fetchFn = globalThis.fetch.bind(globalThis);
 const signal = () => AbortSignal.timeout(10_000);
 
 beforeAll(async () => {
-  await fake.start();
+  await Promise.all([fake.start(), openai.start()]);
 });
-afterAll(() => fake.stop());
-afterEach(() => fake.reset());
+afterAll(() => Promise.all([fake.stop(), openai.stop()]));
+afterEach(() => {
+  fake.reset();
+  openai.reset();
+});
 
 const endpoint = (over: Partial<ModelEndpoint> = {}): ModelEndpoint => ({ apiKey: 'sk-test', baseUrl: fake.url, kind: 'anthropic', authHeader: 'x-api-key', ...over });
 const test1 = (e: ModelEndpoint = endpoint(), model = 'test-model') => testEndpoint(e, model, createAnthropicClient(e), signal());
@@ -50,6 +59,12 @@ describe('testEndpoint', () => {
   test('ok without a tool call: the model answered in text', async () => {
     fake.script(text('Everything is fine.'));
     expect(await test1()).toEqual({ ok: true, model: 'test-model', calledTool: false });
+  });
+
+  test('a reply cut off at the small limit is tried once more with room to think (Anthropic kind too)', async () => {
+    fake.script(text('Thinking', { stopReason: 'max_tokens' }), toolCall('report_ok', { ok: true }));
+    expect(await test1()).toEqual({ ok: true, model: 'test-model', calledTool: true });
+    expect(fake.requests.map((r) => r.body.max_tokens)).toEqual([64, 1024]);
   });
 
   test('bad key: the 401 and its message', async () => {
@@ -104,9 +119,163 @@ describe('testEndpoint', () => {
   });
 
   test('an empty 403 from a server that is not local is not an Origin problem', () => {
-    const e = Object.assign(new Error('403 status code (no body)'), { status: 403, error: undefined });
-    const p = problemOf(e, endpoint({ baseUrl: 'https://api.example.com' }), 'm', new AbortController().signal);
-    expect(p).toEqual({ kind: 'other', status: 403, message: 'status code (no body)' });
+    for (const e of [new Anthropic.APIError(403, undefined, undefined, new Headers()), new OpenAI.APIError(403, undefined, undefined, new Headers())]) {
+      const p = problemOf(e, endpoint({ baseUrl: 'https://api.example.com' }), 'm', new AbortController().signal);
+      expect(p).toEqual({ kind: 'other', status: 403, message: 'status code (no body)' });
+    }
+  });
+});
+
+describe('testEndpoint, OpenAI kind (Chat Completions through the openai SDK)', () => {
+  const oaEndpoint = (over: Partial<ModelEndpoint> = {}): ModelEndpoint => ({ apiKey: 'sk-test', baseUrl: openai.url, kind: 'openai', authHeader: 'bearer', ...over });
+  const oaTest = (e: ModelEndpoint = oaEndpoint(), model = 'fake-model') => testEndpoint(e, model, createOpenAIChatClient(e), signal());
+
+  test('ok with a tool call: one small streamed request with one tool in function form, asking for usage', async () => {
+    openai.script(openaiToolCall('report_ok', { ok: true }));
+    expect(await oaTest()).toEqual({ ok: true, model: 'fake-model', calledTool: true });
+    expect(openai.requests).toHaveLength(1);
+    const req = openai.requests[0]!;
+    expect(req.path).toBe('/v1/chat/completions');
+    expect(req.headers.authorization).toBe('Bearer sk-test');
+    const body = req.body;
+    expect(body.stream).toBe(true);
+    expect(body.stream_options).toEqual({ include_usage: true });
+    // A local server gets the old name; only api.openai.com gets max_completion_tokens.
+    expect(body.max_tokens).toBeLessThanOrEqual(64);
+    expect(body.max_completion_tokens).toBeUndefined();
+    expect(body.tools).toEqual([{ type: 'function', function: { name: TEST_TOOL.name, description: TEST_TOOL.description, parameters: TEST_TOOL.input_schema } }]);
+    expect(body.tool_choice).toBeUndefined();
+    expect(body.messages.map((m: { role: string }) => m.role)).toEqual(['system', 'user']);
+    expect(body.messages[1].content).toContain('report_ok');
+  });
+
+  test('ok without a tool call: the model answered in text', async () => {
+    openai.script(openaiText('Everything is fine.'));
+    expect(await oaTest()).toEqual({ ok: true, model: 'fake-model', calledTool: false });
+  });
+
+  test("bad key: the 401 with OpenAI's message", async () => {
+    expect(await oaTest(oaEndpoint({ apiKey: 'bad-key' }))).toEqual({
+      ok: false,
+      problem: {
+        kind: 'bad_key',
+        status: 401,
+        message: 'Incorrect API key provided: bad-key. You can find your API key at https://platform.openai.com/account/api-keys.',
+      },
+    });
+  });
+
+  test('unknown model: the 404 model_not_found OpenAI sends', async () => {
+    const message = 'The model `gpt-nope` does not exist or you do not have access to it.';
+    openai.script({ error: { status: 404, type: 'invalid_request_error', code: 'model_not_found', message } });
+    expect(await oaTest(oaEndpoint(), 'gpt-nope')).toEqual({ ok: false, problem: { kind: 'unknown_model', status: 404, message } });
+  });
+
+  test.each([
+    // Mistral puts its error at the top level of the body.
+    ['Mistral', 'mistral-nope', { object: 'error', message: 'Invalid model: mistral-nope', type: 'invalid_model', param: null, code: '1500' }, 'Invalid model: mistral-nope'],
+    ['DeepSeek', 'deepseek-v9', { error: { message: 'Model Not Exist', type: 'invalid_request_error', param: null, code: 'invalid_request_error' } }, 'Model Not Exist'],
+  ])('unknown model: a 400 naming the model, as %s sends it', async (_server, model, body, message) => {
+    openai.script({ error: { status: 400, message: '', body } });
+    expect(await oaTest(oaEndpoint(), model)).toEqual({ ok: false, problem: { kind: 'unknown_model', status: 400, message } });
+  });
+
+  test("no tools: the fake's no-tools mode (Ollama's OpenAI endpoint)", async () => {
+    openai.noTools = true;
+    expect(await oaTest(oaEndpoint(), 'gemma3:4b')).toEqual({
+      ok: false,
+      problem: { kind: 'no_tools', status: 400, message: 'registry.ollama.ai/library/gemma3:4b does not support tools' },
+    });
+  });
+
+  test.each([
+    // llama-server without --jinja: a 500 whose body carries a numeric code.
+    ['llama.cpp', 500, { error: { code: 500, message: 'tools param requires --jinja flag', type: 'server_error' } }, 'tools param requires --jinja flag'],
+    [
+      'vLLM (top-level error body)',
+      400,
+      { object: 'error', message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', type: 'BadRequestError', param: null, code: 400 },
+      '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+    ],
+    [
+      'vLLM (nested error body)',
+      400,
+      { error: { message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set', type: 'BadRequestError', param: null, code: 400 } },
+      '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+    ],
+    ['Groq', 400, { error: { message: 'tool calling is not supported with this model', type: 'invalid_request_error', param: 'tool calling' } }, 'tool calling is not supported with this model'],
+    ['a chat template without tools (LM Studio)', 400, { error: 'The loaded model chat template does not support tools' }, 'The loaded model chat template does not support tools'],
+  ])('no tools: %s wording', async (_server, status, body, message) => {
+    openai.script({ error: { status, message: '', body } });
+    expect(await oaTest(oaEndpoint(), 'some-model')).toEqual({ ok: false, problem: { kind: 'no_tools', status, message } });
+  });
+
+  test("a 400 about something else stays \"other\" with the server's words, unquoted when the body's error is a string", async () => {
+    openai.script({ error: { status: 400, message: '', body: { error: "Invalid tool_choice type: 'object'. Supported string values: none, auto, required" } } });
+    expect(await oaTest()).toEqual({
+      ok: false,
+      problem: { kind: 'other', status: 400, message: "Invalid tool_choice type: 'object'. Supported string values: none, auto, required" },
+    });
+  });
+
+  test('unreachable: a closed port', async () => {
+    const s = await tinyServer(() => {});
+    await s.close();
+    const r = await oaTest(oaEndpoint({ baseUrl: `${s.url}/v1` }));
+    expect(r).toEqual({ ok: false, problem: { kind: 'unreachable', message: expect.stringContaining('ECONNREFUSED') } });
+  });
+
+  test('origin refused: a local OpenAI-compatible server answering an empty 403, on the test and on the list', async () => {
+    const s = await tinyServer((_req, res) => void res.writeHead(403, { 'content-length': '0' }).end());
+    try {
+      const e = oaEndpoint({ baseUrl: `${s.url}/v1` });
+      expect(await oaTest(e)).toEqual({ ok: false, problem: { kind: 'origin_refused', status: 403 } });
+      expect(await listModels(e, fetchFn, signal())).toEqual({ ok: false, problem: { kind: 'origin_refused', status: 403 } });
+      expect(s.requests.map((r) => r.url)).toEqual(['/v1/chat/completions', '/v1/models']);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a 403 with a body is a refused key, not the Origin', async () => {
+    openai.script({ error: { status: 403, type: 'permission_error', message: 'Project does not have access to model fake-model' } });
+    expect(await oaTest()).toEqual({ ok: false, problem: { kind: 'bad_key', status: 403, message: 'Project does not have access to model fake-model' } });
+  });
+
+  test('a reasoning model that spends the small limit thinking gets one more try with room to think, not "no tools"', async () => {
+    // OpenAI's reasoning models count their thinking against the limit: an empty reply, "length".
+    openai.script({ content: [], finishReason: 'length' }, openaiToolCall('report_ok', { ok: true }));
+    expect(await oaTest()).toEqual({ ok: true, model: 'fake-model', calledTool: true });
+    expect(openai.requests.map((r) => r.body.max_tokens)).toEqual([64, 1024]);
+  });
+
+  test('a reply that runs out of tokens twice says so', async () => {
+    openai.script(openaiText('Let me think about', { finishReason: 'length' }), openaiText('Let me think about this', { finishReason: 'length' }));
+    expect(await oaTest()).toEqual({ ok: false, problem: { kind: 'other', message: "The reply reached the test's limit of 1024 tokens before it called the tool or finished." } });
+    expect(openai.requests).toHaveLength(2);
+  });
+
+  test('a text answer that finished is not tried again', async () => {
+    openai.script(openaiText('Fine.'));
+    expect(await oaTest()).toEqual({ ok: true, model: 'fake-model', calledTool: false });
+    expect(openai.requests).toHaveLength(1);
+  });
+
+  test('a stream that breaks off mid-reply is "other", never OK', async () => {
+    // The pause lets the client read the answer's head first: a reset that arrives with it may
+    // discard it, and that is a server that never answered.
+    openai.script(openaiToolCall('report_ok', { ok: true }, { breakAfter: 3, delayMs: 30 }));
+    expect(await oaTest()).toEqual({ ok: false, problem: { kind: 'other', message: expect.stringMatching(/^The reply stream broke off: /) } });
+  });
+
+  test('a stream that ends without a finish_reason is "other", never OK', async () => {
+    openai.script(openaiToolCall('report_ok', { ok: true }, { noFinish: true }));
+    expect(await oaTest()).toEqual({ ok: false, problem: { kind: 'other', message: 'The reply stream broke off before the reply was complete.' } });
+  });
+
+  test("an error sent inside the stream is \"other\" with the server's message", async () => {
+    openai.script(openaiText('Working on it', { sseErrorAfter: { chunks: 2, message: 'The server had an error while processing your request.' } }));
+    expect(await oaTest()).toEqual({ ok: false, problem: { kind: 'other', message: 'The server had an error while processing your request.' } });
   });
 });
 
@@ -146,6 +315,30 @@ describe('listModels', () => {
     } finally {
       await s.close();
     }
+  });
+
+  test("the OpenAI kind's own list: GET {base}/models from the OpenAI fake, the key as Bearer", async () => {
+    openai.models = ['gpt-b', 'gpt-a'];
+    const r = await listModels({ apiKey: 'sk-list', baseUrl: openai.url, kind: 'openai', authHeader: 'bearer' }, fetchFn, signal());
+    expect(r).toEqual({ ok: true, models: ['gpt-a', 'gpt-b'] });
+    const [req] = openai.requests;
+    expect(req!.method).toBe('GET');
+    expect(req!.path).toBe('/v1/models');
+    expect(req!.headers.authorization).toBe('Bearer sk-list');
+    expect(req!.headers['anthropic-version']).toBeUndefined();
+  });
+
+  test('the OpenAI kind with an empty key (a local server): no Authorization header at all', async () => {
+    openai.models = ['local-model'];
+    const r = await listModels({ apiKey: '  ', baseUrl: openai.url, kind: 'openai', authHeader: 'bearer' }, fetchFn, signal());
+    expect(r).toEqual({ ok: true, models: ['local-model'] });
+    expect(openai.requests[0]!.headers.authorization).toBeUndefined();
+    expect(openai.requests[0]!.headers['x-api-key']).toBeUndefined();
+  });
+
+  test("a bad key on the OpenAI list is a bad key with OpenAI's message", async () => {
+    const r = await listModels({ apiKey: 'bad-key', baseUrl: openai.url, kind: 'openai', authHeader: 'bearer' }, fetchFn, signal());
+    expect(r).toEqual({ ok: false, problem: { kind: 'bad_key', status: 401, message: expect.stringMatching(/^Incorrect API key provided: bad-key\./) } });
   });
 
   test("Ollama's /api/tags, without a key", async () => {
@@ -209,6 +402,19 @@ describe("the background's listModels / testProvider", () => {
   test('a keyless local preset is tested without the user inventing a key', async () => {
     fake.script(text('hi'));
     expect(await testProvider(form({ provider: 'lmstudio', apiKey: '', authHeader: 'bearer' }))).toEqual({ ok: true, model: 'm-1', calledTool: false });
+  });
+
+  test('the Other — OpenAI-compatible preset tests and lists through Chat Completions with the form\'s Bearer key', async () => {
+    const oaForm = form({ provider: 'other-openai', baseUrl: openai.url, authHeader: 'bearer', model: 'fake-model' });
+    openai.script(openaiToolCall('report_ok', { ok: true }));
+    openai.models = ['fake-model'];
+    expect(await testProvider(oaForm)).toEqual({ ok: true, model: 'fake-model', calledTool: true });
+    expect(await listProviderModels(oaForm)).toEqual({ ok: true, models: ['fake-model'] });
+    expect(openai.requests.map((r) => `${r.method} ${r.path} ${r.headers.authorization}`)).toEqual([
+      'POST /v1/chat/completions Bearer sk-form',
+      'GET /v1/models Bearer sk-form',
+    ]);
+    expect(fake.requests).toEqual([]);
   });
 
   test('a preset without a documented model list says so', async () => {

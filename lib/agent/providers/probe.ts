@@ -3,7 +3,10 @@
  * one tiny request with one tool. Pure: the fetch and the endpoint's client are passed in, so the
  * same code runs in the background and in tests against the local fakes.
  */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import * as v from 'valibot';
+import { classifyModelError } from '../errors';
 import type { ModelClient, ModelEndpoint } from '../model';
 import {
   isLocalUrl,
@@ -50,6 +53,12 @@ export const TEST_TOOL = {
 const TEST_PROMPT = 'This is a connection test. Call the report_ok tool with {"ok": true}. Do not write anything else.';
 /** Enough for one tool call; small, so a test costs next to nothing. */
 const TEST_MAX_TOKENS = 64;
+/**
+ * The second try for a reply cut off at TEST_MAX_TOKENS before any tool call: a reasoning model
+ * (OpenAI's o-series and gpt-5, gpt-oss, Qwen3 or DeepSeek-R1 on a local server) spends its
+ * limit thinking before it calls anything, and would otherwise be reported as not calling tools.
+ */
+const TEST_REASONING_MAX_TOKENS = 1024;
 
 /** The endpoint's model list; the source defaults to the kind's own list (`/v1/models` or `/models`). */
 export async function listModels(
@@ -87,15 +96,35 @@ export async function listModels(
 
 /**
  * Sends ONE small streamed request with ONE tool and an instruction to call it, and reads the reply
- * with the loop's own event vocabulary.
+ * with the loop's own event vocabulary. Only a reply that ran out of tokens before calling the tool
+ * is tried once more, with room to think first.
  */
 export async function testEndpoint(endpoint: ModelEndpoint, model: string, client: ModelClient, signal: AbortSignal): Promise<TestResult> {
+  const first = await attempt(endpoint, model, client, signal, TEST_MAX_TOKENS);
+  if (!first.ranOut) return first.result;
+  const second = await attempt(endpoint, model, client, signal, TEST_REASONING_MAX_TOKENS);
+  if (!second.ranOut) return second.result;
+  return {
+    ok: false,
+    problem: { kind: 'other', message: `The reply reached the test's limit of ${TEST_REASONING_MAX_TOKENS} tokens before it called the tool or finished.` },
+  };
+}
+
+/** One test request; `ranOut`: it stopped at its token limit without a tool call, which proves nothing yet. */
+async function attempt(
+  endpoint: ModelEndpoint,
+  model: string,
+  client: ModelClient,
+  signal: AbortSignal,
+  maxTokens: number,
+): Promise<{ ranOut: false; result: TestResult } | { ranOut: true }> {
+  const fail = (problem: ProbeProblem) => ({ ranOut: false as const, result: { ok: false as const, problem } });
   let stream: AsyncIterable<{ type: string; [k: string]: any }>;
   try {
     stream = await client.stream(
       {
         model,
-        maxTokens: TEST_MAX_TOKENS,
+        maxTokens,
         system: [{ type: 'text', text: 'You are checking that tool calls work.' }],
         tools: [TEST_TOOL],
         messages: [{ role: 'user', content: TEST_PROMPT }],
@@ -103,24 +132,30 @@ export async function testEndpoint(endpoint: ModelEndpoint, model: string, clien
       signal,
     );
   } catch (e) {
-    return { ok: false, problem: problemOf(e, endpoint, model, signal) };
+    return fail(problemOf(e, endpoint, model, signal));
   }
   let reported: string | undefined;
   let calledTool = false;
   let sawStop = false;
+  let stopReason: unknown;
   try {
     for await (const ev of stream) {
       if (ev.type === 'message_start') reported = typeof ev.message?.model === 'string' && ev.message.model ? ev.message.model : undefined;
       else if (ev.type === 'content_block_start' && ev.content_block?.type === 'tool_use') calledTool = true;
+      else if (ev.type === 'message_delta') stopReason = ev.delta?.stop_reason;
       else if (ev.type === 'message_stop') sawStop = true;
     }
   } catch (e) {
-    // An error event in the stream (overloaded, a server-side failure) or a broken connection.
+    // An error event in the stream (overloaded, a server-side failure) or a broken connection:
+    // the server was reached, so a broken connection here is a broken reply, not "unreachable".
     const p = problemOf(e, endpoint, model, signal);
-    return { ok: false, problem: p.kind === 'unreachable' ? { kind: 'other', message: `The reply broke off: ${p.message}` } : p };
+    return fail(p.kind === 'unreachable' ? { kind: 'other', message: `The reply stream broke off: ${p.message}` } : p);
   }
-  if (!sawStop) return { ok: false, problem: { kind: 'other', message: 'The reply stream ended before message_stop.' } };
-  return { ok: true, ...(reported ? { model: reported } : {}), calledTool };
+  // No message_stop: the stream ended early (OpenAI kind: without a finish_reason), which a run
+  // would treat as a broken reply too.
+  if (!sawStop) return fail({ kind: 'other', message: 'The reply stream broke off before the reply was complete.' });
+  if (!calledTool && stopReason === 'max_tokens') return { ranOut: true };
+  return { ranOut: false, result: { ok: true, ...(reported ? { model: reported } : {}), calledTool } };
 }
 
 /** The form's values as an endpoint, with the preset's API kind (the form never picks a kind itself). */
@@ -166,28 +201,30 @@ function errorText(text: string): string {
 }
 
 /**
- * What an SDK error (Anthropic's or openai's: both carry `status`, the parsed body as `error`, and a
- * message) or a fetch failure means for the user.
+ * What a failed test means for the user. classifyModelError reads both SDKs' errors as a run
+ * does (the status, the API's own words in whichever body shape the server sent); this adds what
+ * only the Settings line needs: the system error behind an unreachable host, an Origin refusal,
+ * and which 400s mean an unknown model or a model without tools.
  */
 export function problemOf(e: unknown, endpoint: ModelEndpoint, model: string, signal: AbortSignal): ProbeProblem {
-  const err = e as { status?: unknown; error?: unknown; message?: unknown; name?: unknown } | null;
-  const status = typeof err?.status === 'number' ? err.status : undefined;
-  if (status === undefined) {
-    const name = typeof err?.name === 'string' ? err.name : '';
-    if (signal.aborted || /^APIConnection(Timeout)?Error$/.test(name) || e instanceof TypeError) return connectionProblem(e, signal);
-    return { kind: 'other', message: sdkMessage(err) };
+  if (signal.aborted) return connectionProblem(e, signal);
+  const { error } = classifyModelError(e, false);
+  if (error.status === undefined) {
+    // classifyModelError calls any error it does not know "network" (a run retries those); for
+    // the Test only a connection that failed is "unreachable".
+    return isConnectionFailure(e) ? connectionProblem(e, signal) : { kind: 'other', message: error.message };
   }
-  const body = err?.error;
-  const empty = body === undefined || body === null || body === '';
-  return httpProblem(status, sdkMessage(err), empty, endpoint.baseUrl, model);
+  return httpProblem(error.status, error.message, hasNoBody(e), endpoint.baseUrl, model);
 }
 
-function sdkMessage(err: { error?: unknown; message?: unknown } | null): string {
-  const body = err?.error as any;
-  const fromBody = body?.error?.message ?? body?.message ?? (typeof body?.error === 'string' ? body.error : undefined);
-  if (typeof fromBody === 'string' && fromBody) return fromBody;
-  const m = typeof err?.message === 'string' ? err.message : String(err);
-  return m.replace(/^\d{3}\s+/, '');
+/** The SDKs wrap a failed fetch in their APIConnectionError; a bare fetch throws a TypeError. */
+const isConnectionFailure = (e: unknown): boolean =>
+  e instanceof Anthropic.APIConnectionError || e instanceof OpenAI.APIConnectionError || e instanceof TypeError;
+
+/** No JSON body (Ollama's refused Origin sends none at all): both SDKs keep a parsed body in `error`. */
+function hasNoBody(e: unknown): boolean {
+  const body = (e as { error?: unknown } | null)?.error;
+  return body === undefined || body === null || body === '';
 }
 
 /**
@@ -209,14 +246,15 @@ function httpProblem(status: number, message: string, emptyBody: boolean, baseUr
  * Real wordings: Ollama "registry.ollama.ai/library/gemma3:4b does not support tools";
  * llama.cpp "tools param requires --jinja flag" (older: "Unsupported param: tools");
  * vLLM "\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set";
- * servers whose chat template has no tools (LM Studio, Unsloth) "… template does not support tools".
+ * servers whose chat template has no tools (LM Studio, Unsloth) "… template does not support tools";
+ * Groq "tool calling is not supported with this model".
  */
 const NO_TOOLS = [
   /does(?: not|n't) support (?:tools|tool use|tool calling|function calling)/i,
   /tools param requires --jinja/i,
   /unsupported param(?:eter)?:? tools/i,
   /tool choice requires --enable-auto-tool-choice/i,
-  /(?:tools?|function calling) (?:is |are )?not supported/i,
+  /(?:tools?|tool calling|function calling) (?:is |are )?not supported/i,
 ];
 
 function namesModel(message: string, model: string): boolean {
