@@ -7,7 +7,12 @@ import { idleRun, type RunState, type StoredMessage, type Task } from '../../lib
 import type { RunEvent } from '../../lib/contracts/run-events';
 import { defaultSettings, type Settings } from '../../lib/settings';
 import { FakeAnthropic, gate, text, toolCall } from '../harness/fake-anthropic';
-import { testRegistry, userText } from './helpers';
+import { FakeOpenAI, text as openaiText } from '../harness/fake-openai';
+import * as v from 'valibot';
+import { defineTool, ToolRegistry } from '../../lib/tools/registry';
+import { taskTools } from '../../lib/tools/tasks';
+import { createModelClient } from '../../lib/agent/providers';
+import { STUB_FACTS, testRegistry, userText } from './helpers';
 
 const fake = new FakeAnthropic();
 beforeAll(() => fake.start());
@@ -395,5 +400,69 @@ describe('RunManager with skills', () => {
     expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('HI');
     expect(of('notice')).toEqual([{ type: 'notice', notice: { kind: 'skills_unavailable', problems: [{ skill: 'files', message: expect.stringContaining('did not answer') }] } }]);
     expect(loads).toBe(1);
+  });
+});
+
+describe('RunManager with the summary model on another provider', () => {
+  const openai = new FakeOpenAI();
+  beforeAll(() => openai.start());
+  afterAll(() => openai.stop());
+  beforeEach(() => openai.reset());
+
+  /** A tool that summarises its text the way get_tab_content does with a prompt. */
+  const summarizeTool = defineTool({
+    name: 'summarize_text',
+    ...STUB_FACTS,
+    description: 'Summarises text (tests only).',
+    input: v.strictObject({ text: v.string() }),
+    run: ({ text }, ctx) => ctx.env.summarize(text, 'Summarise it.', ctx.signal),
+  });
+
+  async function managerWith(overrides: Partial<Settings>) {
+    const store = await ConversationStore.open(`rm-${crypto.randomUUID()}`);
+    stores.push(store);
+    const settings: Settings = { ...defaultSettings(), apiKey: 'test-key', baseUrl: fake.url, model: 'fake-model', maxTokens: 1024, ...overrides };
+    const endpoints: string[] = [];
+    const manager = new RunManager({
+      store,
+      registry: new ToolRegistry([...taskTools, summarizeTool]),
+      loadSettings: async () => settings,
+      createClient: (endpoint) => (endpoints.push(`${endpoint.kind} ${endpoint.baseUrl}`), createModelClient(endpoint)),
+    });
+    return { store, manager, endpoints };
+  }
+
+  it("sends summaries to the summary provider's endpoint in its API, the run to the main one", async () => {
+    const { store, manager, endpoints } = await managerWith({
+      summaryProvider: 'other-openai',
+      summaryModel: 'local-summariser',
+      providerConfigs: { 'other-openai': { baseUrl: openai.url, apiKey: '', authHeader: 'bearer' } },
+    });
+    fake.script(toolCall('summarize_text', { text: 'A long page about tides.' }), text('Here is the gist.'));
+    openai.script(openaiText('Tides rise and fall twice a day.'));
+    const id = await manager.send(undefined, 'Summarise the page');
+    await manager.settled(id);
+    const conv = (await store.get(id))!;
+    expect(conv.run.status).toBe('done');
+    // One client per provider the run used, each made once.
+    expect(endpoints).toEqual([`anthropic ${fake.url}`, `openai ${openai.url}`]);
+    expect(openai.requests).toHaveLength(1);
+    expect(openai.requests[0]!.body.model).toBe('local-summariser');
+    expect(openai.requests[0]!.headers.authorization).toBeUndefined();
+    expect(JSON.stringify(fake.requests[1]!.body.messages.at(-1))).toContain('Tides rise and fall twice a day.');
+    expect(fake.requests.every((r) => r.body.model === 'fake-model')).toBe(true);
+  });
+
+  it('a summary provider that is not set up fails the summary as a tool error saying what to do, not the run', async () => {
+    const { store, manager } = await managerWith({ summaryProvider: 'groq', summaryModel: 'llama-3.3-70b-versatile' });
+    fake.script(toolCall('summarize_text', { text: 'Some text.' }), text('The summary failed, so here is the text.'));
+    const id = await manager.send(undefined, 'Summarise it');
+    await manager.settled(id);
+    const conv = (await store.get(id))!;
+    expect(conv.run.status).toBe('done');
+    const result = conv.messages[2]!.content[0] as { type: string; is_error?: boolean; content: unknown };
+    expect(result).toMatchObject({ type: 'tool_result', is_error: true });
+    expect(JSON.stringify(result.content)).toMatch(/Groq is not set up: choose it in Settings/);
+    expect(openai.requests).toHaveLength(0);
   });
 });
