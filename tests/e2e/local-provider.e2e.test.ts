@@ -6,11 +6,11 @@
  * sees the extension's Origin again.
  */
 import type { Page } from 'puppeteer-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launch, type BrowserName, type ExtensionBrowser } from '../harness/browsers';
+import { describe, expect, it } from 'vitest';
+import type { BrowserName } from '../harness/browsers';
 import { FakeAnthropic, text } from '../harness/fake-anthropic';
-import { FixtureServer } from '../harness/fixture-server';
-import { PopupPage, setSettings } from '../harness/popup';
+import { setSettings, TEST_PERMISSIONS } from '../harness/popup';
+import { agentSession } from '../harness/session';
 import { siteUrl } from '../harness/sites';
 import { until } from '../harness/until';
 
@@ -28,35 +28,20 @@ const postFrom = (page: Page, url: string) =>
   );
 
 describe.each(browsers)('a local model server in %s', (name) => {
-  const fake = new FakeAnthropic({ rejectForeignOrigins: true });
-  const fixtures = new FixtureServer();
-  let ext: ExtensionBrowser;
-  let popup: PopupPage;
-  const ollama = () => ({ provider: 'ollama', baseUrl: fake.url, apiKey: '', authHeader: 'none', model: 'fake-model', providerConfigs: {} });
-
-  beforeAll(async () => {
-    await Promise.all([fake.start(), fixtures.start()]);
-    ext = await launch(name);
-  });
-
-  afterAll(async () => {
-    await ext?.close();
-    await Promise.all([fake.stop(), fixtures.stop()]);
-  });
-
-  beforeEach(async () => {
-    fake.reset();
-    if (popup && !popup.page.isClosed()) await popup.close().catch(() => {});
-    popup = await PopupPage.open(ext);
-    await setSettings(popup.page, ollama());
-    await popup.newChat();
-  });
+  // The Ollama preset at the fake's address, with no key: what a user with a default Ollama sets.
+  const session = agentSession(
+    name,
+    { provider: 'ollama', apiKey: '', authHeader: 'none', model: 'fake-model', providerConfigs: {} },
+    TEST_PERMISSIONS,
+    new FakeAnthropic({ rejectForeignOrigins: true }),
+  );
+  const { fake, fixtures } = session;
 
   it('chats with the Ollama preset and no OLLAMA_ORIGINS: the server sees its own Origin, and no key', async () => {
     fake.script({ ...text('Hello from the model on this computer.'), chunk: 5, delayMs: 5 });
-    await popup.send('Hello, local model');
-    await popup.waitForAssistantText('Hello from the model on this computer.');
-    await popup.idle();
+    await session.popup.send('Hello, local model');
+    await session.popup.waitForAssistantText('Hello from the model on this computer.');
+    await session.popup.idle();
 
     const messages = fake.requests.filter((r) => r.path.startsWith('/v1/messages'));
     expect(messages.length).toBeGreaterThan(0);
@@ -74,7 +59,7 @@ describe.each(browsers)('a local model server in %s', (name) => {
 
   it('leaves web pages alone: a site posting to the same server keeps its Origin and is refused', async () => {
     const site = siteUrl(fixtures.url, 'attacker');
-    const page = await ext.browser.newPage();
+    const page = await session.ext.browser.newPage();
     try {
       await page.goto(`${site}/index.html`);
       // The 403 has no CORS headers, so the page's fetch fails outright.
@@ -88,7 +73,7 @@ describe.each(browsers)('a local model server in %s', (name) => {
 
   it('follows the settings: a saved local connection keeps its rule; once removed, the extension’s Origin is refused', async () => {
     // The main provider elsewhere (nothing is sent to it here), the local server a saved connection.
-    await setSettings(popup.page, {
+    await setSettings(session.popup.page, {
       provider: 'anthropic',
       baseUrl: 'https://api.anthropic.com',
       apiKey: 'test-key',
@@ -96,13 +81,13 @@ describe.each(browsers)('a local model server in %s', (name) => {
       providerConfigs: { ollama: { baseUrl: fake.url, apiKey: '', authHeader: 'none' } },
     });
     // Let through with the server's Origin: the fake then answers 400 (no reply scripted).
-    await until(async () => (await postFrom(popup.page, fake.url)) === 400, { what: 'the saved connection to keep its Origin rule' });
+    await until(async () => (await postFrom(session.popup.page, fake.url)) === 400, { what: 'the saved connection to keep its Origin rule' });
     expect(fake.requests.at(-1)!.headers.origin).toBe(fake.url);
 
-    await setSettings(popup.page, { providerConfigs: {} });
-    await until(async () => (await postFrom(popup.page, fake.url)) === 403, { what: 'the rule to go with the connection' });
+    await setSettings(session.popup.page, { providerConfigs: {} });
+    await until(async () => (await postFrom(session.popup.page, fake.url)) === 403, { what: 'the rule to go with the connection' });
     const refused = fake.requests.at(-1)!;
     expect(refused.refusedOrigin).toBe(true);
-    expect(refused.headers.origin).toBe(ext.origin);
+    expect(refused.headers.origin).toBe(session.ext.origin);
   });
 });

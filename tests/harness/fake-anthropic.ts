@@ -1,6 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { exactTokens as countTokens } from './tokens';
+import { Arrivals, closeServer, json, listenLocal, readJsonBody, sleep, split, watchAbort } from './http';
 
 /**
  * A local fake of the Anthropic Messages API: real SSE streams (message_start,
@@ -197,7 +197,7 @@ export class FakeAnthropic {
   readonly modelListRequests: RecordedRequest[] = [];
   private readonly queue: (ScriptedReply | ReplyFn)[] = [];
   private server?: http.Server;
-  private waiters: { n: number; resolve: () => void }[] = [];
+  private readonly arrivals = new Arrivals(this.requests, 'fake model');
   private idCounter = 0;
   url = '';
 
@@ -223,25 +223,19 @@ export class FakeAnthropic {
   }
 
   async start(port = 0): Promise<string> {
-    this.server = http.createServer((req, res) => void this.handle(req, res));
-    this.server.keepAliveTimeout = 1000;
-    await new Promise<void>((r) => this.server!.listen(port, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    const s = await listenLocal((req, res) => void this.handle(req, res), port);
+    this.server = s.server;
+    this.url = `http://127.0.0.1:${s.port}`;
     return this.url;
   }
 
-  async stop() {
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+  stop() {
+    return closeServer(this.server);
   }
 
   /** Resolves once at least n requests have arrived. */
   waitForRequests(n: number, timeoutMs = 15_000): Promise<RecordedRequest[]> {
-    if (this.requests.length >= n) return Promise.resolve(this.requests);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`fake model: expected ${n} requests, got ${this.requests.length}`)), timeoutMs);
-      this.waiters.push({ n, resolve: () => (clearTimeout(timer), resolve(this.requests)) });
-    });
+    return this.arrivals.waitFor(n, timeoutMs);
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
@@ -249,8 +243,7 @@ export class FakeAnthropic {
       const origin = req.headers.origin;
       if (!ollamaAllowsOrigin(origin, req.headers.host)) {
         // Recorded like any request, so a test can see which Origin was refused.
-        this.requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: undefined, aborted: false, at: Date.now(), refusedOrigin: true });
-        this.waiters = this.waiters.filter((w) => (this.requests.length >= w.n ? (w.resolve(), false) : true));
+        this.arrivals.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: undefined, aborted: false, at: Date.now(), refusedOrigin: true });
         req.resume();
         // gin's AbortWithStatus(403): a status line, Content-Length: 0, nothing else.
         return void res.writeHead(403, { 'content-length': '0' }).end();
@@ -262,13 +255,7 @@ export class FakeAnthropic {
     res.setHeader('access-control-allow-headers', '*');
     res.setHeader('access-control-allow-methods', 'POST, GET, OPTIONS');
     if (req.method === 'OPTIONS') return void res.writeHead(204).end();
-    const raw = await readBody(req);
-    let body: any = undefined;
-    try {
-      body = raw ? JSON.parse(raw) : undefined;
-    } catch {
-      body = raw;
-    }
+    const body = await readJsonBody(req);
     if (req.method === 'GET' && req.url?.split('?')[0] === '/v1/models') {
       this.modelListRequests.push({ method: 'GET', path: req.url, headers: req.headers, body: undefined, aborted: false, at: Date.now() });
       if (apiKeyOf(req.headers) === 'bad-key') {
@@ -278,11 +265,8 @@ export class FakeAnthropic {
       return json(res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
     }
     const record: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, aborted: false, at: Date.now() };
-    this.requests.push(record);
-    res.on('close', () => {
-      if (!res.writableFinished) record.aborted = true;
-    });
-    this.waiters = this.waiters.filter((w) => (this.requests.length >= w.n ? (w.resolve(), false) : true));
+    watchAbort(res, record);
+    this.arrivals.push(record);
 
     if (req.method === 'POST' && req.url?.startsWith('/v1/messages/count_tokens')) {
       if (!this.contextWindow) return json(res, 404, { type: 'error', error: { type: 'not_found_error', message: 'fake: count_tokens is off' } });
@@ -391,25 +375,3 @@ export function apiKeyOf(headers: http.IncomingHttpHeaders): string | undefined 
   return headers.authorization?.replace(/^Bearer\s+/i, '');
 }
 
-function split(s: string, n: number): string[] {
-  if (!s) return [];
-  const parts: string[] = [];
-  for (let i = 0; i < s.length; i += n) parts.push(s.slice(i, i + n));
-  return parts;
-}
-
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function json(res: http.ServerResponse, status: number, body: unknown) {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,6 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gate, type Gate } from './fake-anthropic';
+import { Arrivals, closeServer, json, listenLocal, readJsonBody, sleep, split, watchAbort } from './http';
 
 /**
  * A local fake of OpenAI Chat Completions (`POST /v1/chat/completions` with `stream: true`, and
@@ -116,7 +116,7 @@ export class FakeOpenAI {
   noTools = false;
   private readonly queue: (ScriptedReply | ReplyFn)[] = [];
   private server?: http.Server;
-  private waiters: { n: number; resolve: () => void }[] = [];
+  private readonly arrivals = new Arrivals(this.requests, 'fake OpenAI');
   private idCounter = 0;
   url = '';
 
@@ -137,16 +137,14 @@ export class FakeOpenAI {
 
   /** Listens on 127.0.0.1; `url` is the base URL a client is given, ending in `/v1`. */
   async start(port = 0): Promise<string> {
-    this.server = http.createServer((req, res) => void this.handle(req, res));
-    this.server.keepAliveTimeout = 1000;
-    await new Promise<void>((r) => this.server!.listen(port, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+    const s = await listenLocal((req, res) => void this.handle(req, res), port);
+    this.server = s.server;
+    this.url = `http://127.0.0.1:${s.port}/v1`;
     return this.url;
   }
 
-  async stop() {
-    this.server?.closeAllConnections();
-    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+  stop() {
+    return closeServer(this.server);
   }
 
   close() {
@@ -154,11 +152,7 @@ export class FakeOpenAI {
   }
 
   waitForRequests(n: number, timeoutMs = 15_000): Promise<RecordedRequest[]> {
-    if (this.requests.length >= n) return Promise.resolve(this.requests);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`fake OpenAI: expected ${n} requests, got ${this.requests.length}`)), timeoutMs);
-      this.waiters.push({ n, resolve: () => (clearTimeout(timer), resolve(this.requests)) });
-    });
+    return this.arrivals.waitFor(n, timeoutMs);
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse) {
@@ -166,19 +160,10 @@ export class FakeOpenAI {
     res.setHeader('access-control-allow-headers', '*');
     res.setHeader('access-control-allow-methods', 'POST, GET, OPTIONS');
     if (req.method === 'OPTIONS') return void res.writeHead(204).end();
-    const raw = await readBody(req);
-    let body: any = undefined;
-    try {
-      body = raw ? JSON.parse(raw) : undefined;
-    } catch {
-      body = raw;
-    }
+    const body = await readJsonBody(req);
     const record: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, aborted: false, at: Date.now() };
-    this.requests.push(record);
-    res.on('close', () => {
-      if (!res.writableFinished) record.aborted = true;
-    });
-    this.waiters = this.waiters.filter((w) => (this.requests.length >= w.n ? (w.resolve(), false) : true));
+    watchAbort(res, record);
+    this.arrivals.push(record);
 
     const path = (req.url ?? '').split('?')[0];
     if (bearerOf(req.headers) === 'bad-key') {
@@ -294,30 +279,8 @@ export class FakeOpenAI {
 
 const DONE = '[DONE]';
 
-function split(s: string, n: number): string[] {
-  if (!s) return [];
-  const parts: string[] = [];
-  for (let i = 0; i < s.length; i += n) parts.push(s.slice(i, i + n));
-  return parts;
-}
-
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-}
-
 /** OpenAI's error body: `{error: {message, type, param, code}}`. */
 function error(res: http.ServerResponse, status: number, e: { message: string; type?: string; param?: string | null; code?: string | null; [k: string]: unknown }, headers?: Record<string, string>) {
   json(res, status, { error: { param: null, code: null, ...e } }, headers);
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -37,8 +37,13 @@ export interface AgentSession {
  * the fixture server and the browser for the whole describe; before each test a fresh popup with
  * these settings and a new chat.
  */
-export function agentSession(name: BrowserName, settings: Record<string, unknown> = {}, permissions: unknown = TEST_PERMISSIONS): AgentSession {
-  const fake = new FakeAnthropic();
+export function agentSession(
+  name: BrowserName,
+  settings: Record<string, unknown> = {},
+  permissions: unknown = TEST_PERMISSIONS,
+  /** A fake model set up otherwise (one that refuses foreign Origins, say). */
+  fake = new FakeAnthropic(),
+): AgentSession {
   const fixtures = new FixtureServer();
   let ext: ExtensionBrowser | undefined;
   let popup: PopupPage | undefined;
