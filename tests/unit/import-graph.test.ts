@@ -125,8 +125,8 @@ describe('the import graph', () => {
     // their facts, which lib/tools/catalog.ts holds apart from the handlers.
     // The price table and cost display (lib/agent/pricing.ts) and the context windows are pure:
     // Settings and the popup use them without loading any of the agent's machinery.
-    // So are the provider presets and their names (Settings' provider picker).
-    const pure = new Set(['lib/agent/pricing.ts', 'lib/agent/context-window.ts', ...PROVIDER_DATA, 'lib/agent/providers/labels.ts']);
+    // So are the provider presets (Settings' provider picker).
+    const pure = new Set(['lib/agent/pricing.ts', 'lib/agent/context-window.ts', ...PROVIDER_DATA]);
     const internal = (file: string, dep: string) =>
       (dep.startsWith('lib/agent/') && !pure.has(dep)) || (dep.startsWith('lib/tools/') && !(file.startsWith('entrypoints/options/') && dep === 'lib/tools/catalog.ts'));
     const offending = [...graph].flatMap(([file, deps]) => (layered(file) ? deps.filter((d) => internal(file, d)).map((d) => `${file} → ${d}`) : []));
