@@ -1,7 +1,8 @@
 /**
  * The management page's Settings form on settings kept in memory: the price table (prefilled
  * with the built-in prices, inline errors per cell, nothing saved while one is wrong, reset,
- * a valid edit saved), and the context, budget and advanced fields beside it.
+ * a valid edit saved), the context, budget and advanced fields beside it, and the summary
+ * model's provider.
  */
 import { describe, expect, test } from 'vitest';
 import { page } from 'vitest/browser';
@@ -191,3 +192,17 @@ describe('context, budgets and advanced', () => {
 function pick({ model, input, output, cacheWrite, cacheRead }: PriceRow): PriceRow {
   return { model, input, output, cacheWrite, cacheRead };
 }
+
+describe('the summary model on another provider', () => {
+  test('is chosen beside the summary model and saved with the connection the provider group kept', async () => {
+    const ollama = { baseUrl: 'http://localhost:11434', apiKey: '', authHeader: 'bearer' as const };
+    const { saves } = await setup({ providerConfigs: { ollama } });
+    const picker = page.getByRole('combobox', { name: "Summary model's provider", exact: true });
+    await expect.element(picker).toHaveValue('');
+    await page.getByRole('textbox', { name: /^Summary model/ }).fill('qwen3:8b');
+    await picker.selectOptions('ollama');
+    await save();
+    await expect.poll(status).toBe('saved');
+    expect(saves.at(-1)).toMatchObject({ summaryModel: 'qwen3:8b', summaryProvider: 'ollama', provider: 'anthropic', providerConfigs: { ollama } });
+  });
+});
