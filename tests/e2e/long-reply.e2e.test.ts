@@ -173,6 +173,13 @@ function longConversation(count: number) {
 async function seedConversation(page: Page, title: string, messages: unknown[]): Promise<string> {
   return page.evaluate(
     async (title, messages) => {
+      // Only once the background has made the database: opening it first would create an empty
+      // version 1 that the background's own upgrade then takes as already made.
+      const deadline = Date.now() + 20_000;
+      while (!(await indexedDB.databases()).some((d) => d.name === 'pagewright' && (d.version ?? 0) > 0)) {
+        if (Date.now() > deadline) throw new Error('the background never created its database');
+        await new Promise((r) => setTimeout(r, 50));
+      }
       const db = await new Promise<IDBDatabase>((resolve, reject) => {
         const r = indexedDB.open('pagewright');
         r.onsuccess = () => resolve(r.result);
