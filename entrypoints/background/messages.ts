@@ -11,7 +11,7 @@ import { listProviderModels, testProvider } from './provider-probe';
 import type { BackgroundServices } from './services';
 
 /** Registered synchronously at start-up (a woken service worker must see the first message); each waits for the store. */
-export function registerProtocolHandlers({ ready, skills }: BackgroundServices): void {
+export function registerProtocolHandlers({ ready, skills, localOrigin }: BackgroundServices): void {
   onMessage('listConversations', async () => (await ready).store.list());
   onMessage('renameConversation', async ({ data }) => (await ready).runs.rename(data.conversationId, data.title));
   onMessage('deleteConversation', async ({ data }) => (await ready).runs.delete(data.conversationId));
@@ -59,8 +59,8 @@ export function registerProtocolHandlers({ ready, skills }: BackgroundServices):
       return { ok: false as const, error: errorMessage(e) };
     }
   });
-  onMessage('listModels', ({ data }) => listProviderModels(data));
-  onMessage('testProvider', ({ data }) => testProvider(data));
+  onMessage('listModels', ({ data }) => listProviderModels(data, undefined, localOrigin.withOrigin));
+  onMessage('testProvider', ({ data }) => testProvider(data, localOrigin.withOrigin));
   onMessage('refreshSkillTools', async ({ data }) => {
     try {
       return { ok: true as const, tools: await skills.refresh(data.skillId) };

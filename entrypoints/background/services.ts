@@ -15,11 +15,13 @@ import { RunLogStore } from '../../lib/storage/run-log-store';
 import { loadSettings } from '../../lib/storage/settings-store';
 import { createBuiltinRegistry } from '../../lib/tools';
 import { openWorkspace } from '../../lib/workspace';
-import { syncLocalOriginRules } from './local-origin';
+import { syncLocalOriginRules, type LocalOriginSync } from './local-origin';
 import { createLoggedClient } from './run-log';
 
 export interface BackgroundServices {
   skills: SkillRuntime;
+  /** The Origin rules for local model servers, which Settings → Test also needs. */
+  localOrigin: LocalOriginSync;
   /** Resolves once the store is open and interrupted runs are marked. */
   ready: Promise<{ store: ConversationStore; runs: RunManager }>;
 }
@@ -65,5 +67,5 @@ export function startServices(adapters: BrowserAdapters): BackgroundServices {
     await runs.recoverInterrupted();
     return { store, runs };
   })();
-  return { skills, ready };
+  return { skills, ready, localOrigin };
 }

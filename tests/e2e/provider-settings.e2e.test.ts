@@ -79,13 +79,15 @@ async function runTest(page: Page): Promise<string> {
 describe.each(browsers)('the model provider settings in %s', (name) => {
   /** A local server that refuses every request as Ollama refuses an Origin it does not allow. */
   const refusing = http.createServer((_req, res) => void res.writeHead(403, { 'content-length': '0' }).end());
+  /** A default Ollama: it refuses an extension's Origin, takes its own. */
+  const ollama = new FakeAnthropic({ rejectForeignOrigins: true });
   let refusingUrl = '';
   let closedUrl = '';
   let ext: ExtensionBrowser;
   let options: Page;
 
   beforeAll(async () => {
-    await Promise.all([anthropic.start(), openai.start()]);
+    await Promise.all([anthropic.start(), openai.start(), ollama.start()]);
     await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
     refusingUrl = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
     const closed = http.createServer();
@@ -102,7 +104,7 @@ describe.each(browsers)('the model provider settings in %s', (name) => {
     await ext?.close();
     refusing.closeAllConnections();
     await new Promise<void>((r) => refusing.close(() => r()));
-    await Promise.all([anthropic.stop(), openai.stop()]);
+    await Promise.all([anthropic.stop(), openai.stop(), ollama.stop()]);
   });
 
   beforeEach(() => {
@@ -157,5 +159,22 @@ describe.each(browsers)('the model provider settings in %s', (name) => {
         `The server at ${refusingUrl} refused the extension's origin (HTTP 403). Allow the origins chrome-extension://* and moz-extension://* in its settings.`,
       );
     });
+  });
+
+  it('tests an unsaved local URL as a run will meet it: with the Origin fix, which goes again after', async () => {
+    ollama.reset();
+    await options.select('#provider', 'ollama');
+    await fill(options, '#baseUrl', ollama.url);
+    await fill(options, '#model', 'qwen3:8b');
+    // The model list the new URL asked for is over (this fake has no /api/tags): its rule too.
+    await options.waitForFunction(() => ['done', 'failed'].includes(document.querySelector('[data-model-list]')?.getAttribute('data-model-list') ?? ''), { polling: 100 });
+    ollama.script(toolCall('report_ok', { ok: true }));
+    expect(await runTest(options)).toBe('OK — qwen3:8b answered and called the tool.');
+    const test = ollama.requests.find((r) => r.method === 'POST')!;
+    expect(test.refusedOrigin).toBeUndefined();
+    expect(test.headers.origin).toBe(ollama.url);
+    // Nothing saved names the server, so once the test is over its rule is gone.
+    expect(await options.evaluate(async (u) => (await fetch(`${u}/v1/messages`, { method: 'POST', body: '{}' })).status, ollama.url)).toBe(403);
+    expect(ollama.requests.at(-1)!.refusedOrigin).toBe(true);
   });
 });
