@@ -13,6 +13,11 @@ export interface RunRecorder {
   /** The exact values to take out wherever they appear (the user's stored keys). */
   readonly secrets: readonly string[];
   record(exchange: RunLogExchange): void | Promise<void>;
+  /**
+   * The next exchange's index, when several clients (a run's providers) record into one run;
+   * absent: each client counts its own from 0.
+   */
+  nextIndex?(): number;
 }
 
 /** Kept events per request, in JSON characters: beyond it only events that are not content deltas are kept. */
@@ -43,7 +48,7 @@ export function recordingClient(client: ModelClient, recorder: RunRecorder | Pro
     const r = redact;
     const secrets = rec.secrets;
     // The body is serialised now: the loop may change what it points to before the deferred work runs.
-    const capture = new Capture(index++, Date.now(), now(), JSON.stringify(requestBody(request)));
+    const capture = new Capture(rec.nextIndex ? rec.nextIndex() : index++, Date.now(), now(), JSON.stringify(requestBody(request)));
     const finish = (outcome: ExchangeOutcome, error?: unknown) => {
       const durationMs = now() - capture.t0;
       defer(() => {

@@ -23,6 +23,15 @@ export const sleepTool = defineTool({
   },
 });
 
+/** A tool that summarises its text the way get_tab_content does with a prompt (through env.summarize). */
+export const summarizeTool = defineTool({
+  name: 'summarize_text',
+  ...STUB_FACTS,
+  description: 'Summarises text (tests only).',
+  input: v.strictObject({ text: v.string() }),
+  run: ({ text }, ctx) => ctx.env.summarize(text, 'Summarise it.', ctx.signal),
+});
+
 export const testRegistry = () => new ToolRegistry([...taskTools, sleepTool]);
 
 export interface Recorder extends LoopHooks {

@@ -16,8 +16,11 @@ import { RunManager } from '../../lib/agent/run-manager';
 import type { RunLogExchange } from '../../lib/contracts/run-log';
 import { defaultSettings, type Settings } from '../../lib/settings';
 import { RunLogStore } from '../../lib/storage/run-log-store';
+import { ToolRegistry } from '../../lib/tools/registry';
+import { taskTools } from '../../lib/tools/tasks';
 import { FakeAnthropic, text, toolCall } from '../harness/fake-anthropic';
-import { testRegistry } from './helpers';
+import { FakeOpenAI, text as openaiText } from '../harness/fake-openai';
+import { summarizeTool, testRegistry } from './helpers';
 
 const KEY = 'sk-ant-api03-unit-test-key-0123456789';
 
@@ -352,6 +355,49 @@ describe('the background wiring through a real RunManager', () => {
     expect(file).not.toContain('test-key');
     expect(file).not.toContain('bing-key-1234');
     expect(file).toContain('Done.');
+  });
+
+  it("keeps a run whose summaries go to another provider as one entry, its requests numbered in order", async () => {
+    const summaries = new FakeOpenAI();
+    await summaries.start();
+    try {
+      const settings: Settings = {
+        ...defaultSettings(),
+        apiKey: 'test-key',
+        baseUrl: fake.url,
+        model: 'fake-model',
+        maxTokens: 512,
+        runLog: true,
+        summaryProvider: 'other-openai',
+        summaryModel: 'local-summariser',
+        providerConfigs: { 'other-openai': { baseUrl: summaries.url, apiKey: 'sk-local-secret', authHeader: 'bearer' } },
+      };
+      const conversations = await ConversationStore.open(`rl-conv-${crypto.randomUUID()}`);
+      const log = await RunLogStore.open(indexedDB, { name: `rl-${crypto.randomUUID()}` });
+      stores.push(conversations, log);
+      const manager = new RunManager({
+        store: conversations,
+        registry: new ToolRegistry([...taskTools, summarizeTool]),
+        loadSettings: async () => settings,
+        createClient: createLoggedClient({ log: Promise.resolve(log), loadSettings: async () => settings }),
+      });
+      fake.script(toolCall('summarize_text', { text: 'A page.' }), text('Done.'));
+      summaries.script(openaiText('The gist.'));
+      const id = await manager.send(undefined, 'Summarise');
+      await manager.settled(id);
+      await settle();
+      await log.flushed();
+      const { items: runs } = await log.runs();
+      expect(runs).toHaveLength(1);
+      expect(runs[0]).toMatchObject({ conversationId: id, endpoint: fake.url, requests: 3 });
+      const { items } = await log.exchanges(runs[0]!.id);
+      expect(items.map((e) => e.index)).toEqual([0, 1, 2]);
+      expect(items.map((e) => (e.request as { model: string }).model)).toEqual(['fake-model', 'local-summariser', 'fake-model']);
+      // The other provider's saved key is redacted like the main one.
+      expect(JSON.stringify(await log.file())).not.toContain('sk-local-secret');
+    } finally {
+      await summaries.stop();
+    }
   });
 
   it('with the run log off, records nothing', async () => {

@@ -8,11 +8,10 @@ import type { RunEvent } from '../../lib/contracts/run-events';
 import { defaultSettings, type Settings } from '../../lib/settings';
 import { FakeAnthropic, gate, text, toolCall } from '../harness/fake-anthropic';
 import { FakeOpenAI, text as openaiText } from '../harness/fake-openai';
-import * as v from 'valibot';
-import { defineTool, ToolRegistry } from '../../lib/tools/registry';
+import { ToolRegistry } from '../../lib/tools/registry';
 import { taskTools } from '../../lib/tools/tasks';
 import { createModelClient } from '../../lib/agent/providers';
-import { STUB_FACTS, testRegistry, userText } from './helpers';
+import { summarizeTool, testRegistry, userText } from './helpers';
 
 const fake = new FakeAnthropic();
 beforeAll(() => fake.start());
@@ -408,15 +407,6 @@ describe('RunManager with the summary model on another provider', () => {
   beforeAll(() => openai.start());
   afterAll(() => openai.stop());
   beforeEach(() => openai.reset());
-
-  /** A tool that summarises its text the way get_tab_content does with a prompt. */
-  const summarizeTool = defineTool({
-    name: 'summarize_text',
-    ...STUB_FACTS,
-    description: 'Summarises text (tests only).',
-    input: v.strictObject({ text: v.string() }),
-    run: ({ text }, ctx) => ctx.env.summarize(text, 'Summarise it.', ctx.signal),
-  });
 
   async function managerWith(overrides: Partial<Settings>) {
     const store = await ConversationStore.open(`rm-${crypto.randomUUID()}`);
