@@ -1,22 +1,31 @@
 /**
- * Extraction quality and speed on Mozilla Readability's test pages (tests/fixtures/readability).
+ * Extraction quality and speed, on two sets, scored as the reviewers of issue 16 score.
  *
- * For every folder: extractPage(source.html) against expected.html (Readability's own output, a good
- * but not perfect reference).
- *   text P / R / F1   bag-of-words overlap of the extracted text (annotations stripped with
- *                     stripAnnotations, Markdown syntax and URLs removed) with expected.html's text;
- *                     tokens: lowercase runs of Unicode letters/digits, each CJK character alone.
- *   token ratio       mean tokens per page of the Markdown AS SENT (URLs, selectors, controls and
- *                     all) over the expected text's mean tokens per page, same tokeniser; the mean
- *                     and median of per-page ratios and the chars ratio alongside, and where the
- *                     tokens beyond the text go (link/image URLs, selectors, the controls section).
- *   ms / page         extractPage only (parsing the HTML is not counted), median and p95.
- * Plus one generated ~5 MB page (Wikipedia's article repeated in its page).
+ * 1. Mozilla Readability's test pages (tests/fixtures/readability): extractPage(source.html) against
+ *    expected.html's text (Readability's own output, a good but not perfect reference), with the
+ *    held-out set's metric (scripts/extract-metrics.ts): Unicode word runs, 4-token shingles, per-page
+ *    tp/fp/fn, precision and recall averaged over pages, F1 of the two means; Markdown syntax, images
+ *    and link URLs removed first, the `{…}` annotations kept ("as sent"). Also: the same with the
+ *    annotations removed, without the controls section; tokens (lib/agent/token-estimate.ts's
+ *    estimate) sent vs the ground truth's, the annotations' share and tokens each, where the tokens
+ *    beyond the text go; ms per page (extractPage only, not the parse), median and p95.
+ *    Plus one generated ~5 MB page (Wikipedia's article repeated in its page).
+ * 2. trafilatura's evaluation corpus (990 pages; TRAFILATURA_EVAL, or beside the repository: see
+ *    TRAFILATURA_DIR; the bench says how to get it when absent), Node only, with the corpus's own
+ *    metric (segments as substrings, micro-summed): this pipeline (annotations removed, Markdown →
+ *    text), Defuddle → Markdown → text and @mozilla/readability's textContent if installed, each on
+ *    the same jsdom document decoded as a browser would; beside the published figures; the worst
+ *    10 pages.
+ * Then issue 16's targets, OK or MISS.
  *
  * Each page is read as if at its own address (its canonical URL, passed as `url`), so that its
  * links read as on the live site: same-origin links shown from their path.
  *
- *   npx vite-node scripts/bench-extract.ts [--browser [--repeat N] [--source]] [--only NAME] [--verbose]
+ *   npx vite-node scripts/bench-extract.ts [--browser [--repeat N] [--source]] [--set readability|trafilatura]
+ *                                          [--limit N] [--only NAME] [--verbose]
+ *
+ * --set: one set only. --limit N: N evenly spaced pages of trafilatura's corpus (a full run is
+ * ~20 min on a busy 2-core machine). --only NAME: one readability folder or one corpus file.
  *
  * --browser: the same pages in headless Chromium (puppeteer-core, /usr/bin/chromium), served from
  * 127.0.0.1 with every other request blocked; the built .output/chrome-mv3/page-reader.js is
@@ -586,7 +595,8 @@ function printTargets(): void {
 const set = arg('--set');
 if (set !== 'trafilatura') {
   const list = pages();
-  if (flag('--browser')) await runBrowser(list);
+  if (!list.length) console.log(`no readability page named ${arg('--only')}`);
+  else if (flag('--browser')) await runBrowser(list);
   else runNode(list);
 }
 if (set !== 'readability' && !flag('--browser')) await runTrafilatura();
