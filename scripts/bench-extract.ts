@@ -42,7 +42,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { execSync } from 'node:child_process';
+import { execSync, spawnSync } from 'node:child_process';
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { build } from 'vite';
 import { ANNOTATION_RE, extractPage, stripAnnotations, type ExtractResult } from '../lib/extract';
@@ -438,7 +438,7 @@ function hushed<T>(fn: () => T): { value: T; logged: number } {
   }
 }
 
-async function extractors(): Promise<Extractor[]> {
+async function extractors(talk: boolean): Promise<Extractor[]> {
   const list: Extractor[] = [
     {
       name: 'this pipeline (jsdom, annotations removed, Markdown → text)',
@@ -457,7 +457,7 @@ async function extractors(): Promise<Extractor[]> {
       name: '@mozilla/readability (jsdom) → textContent',
       run: (doc) => new Readability(doc.cloneNode(true) as Document).parse()?.textContent ?? '',
     });
-  } else {
+  } else if (talk) {
     console.log('  @mozilla/readability is not installed (node_modules): skipped (its figure from SOURCE.md is shown below)');
   }
   return list;
@@ -471,11 +471,13 @@ function defuddleVersion(): string {
   }
 }
 
-async function runTrafilatura(): Promise<void> {
+type Entry = [url: string, entry: v.InferOutput<typeof EvalEntry>];
+
+/** The corpus's pages this run measures (--only, --limit), or null (said why) when it is absent. */
+function corpusEntries(talk: boolean): { entries: Entry[]; total: number; limit: number } | null {
   const dataFile = path.join(TRAFILATURA_DIR, 'evaldata.json');
-  console.log(`\ntrafilatura's evaluation corpus (${TRAFILATURA_DIR})`);
   if (!existsSync(dataFile)) {
-    console.log([
+    if (talk) console.log([
       '  not found: skipped. To measure on it, put trafilatura\'s evaluation corpus there (or set TRAFILATURA_EVAL to its folder):',
       `  from github.com/adbar/trafilatura at commit ${TRAFILATURA_COMMIT}, copy tests/evaldata.json,`,
       '  tests/eval/ and tests/cache/ into one folder, e.g.',
@@ -483,12 +485,12 @@ async function runTrafilatura(): Promise<void> {
       '    mkdir -p DIR && cp -r trafilatura/tests/evaldata.json trafilatura/tests/eval trafilatura/tests/cache DIR/',
       '  (146 MB, Apache-2.0; keep it out of this repository).',
     ].join('\n'));
-    return;
+    return null;
   }
   const parsed = v.safeParse(EvalData, JSON.parse(readFileSync(dataFile, 'utf8')));
   if (!parsed.success) {
-    console.log(`  ${dataFile} is not { url: { file, with[], without[] } }: ${v.summarize(parsed.issues).split('\n')[0]} — skipped`);
-    return;
+    if (talk) console.log(`  ${dataFile} is not { url: { file, with[], without[] } }: ${v.summarize(parsed.issues).split('\n')[0]} — skipped`);
+    return null;
   }
   const only = arg('--only');
   let entries = Object.entries(parsed.output).filter(([, e]) => !only || e.file === only);
@@ -498,15 +500,21 @@ async function runTrafilatura(): Promise<void> {
     const all = entries;
     entries = Array.from({ length: limit }, (_, i) => all[Math.floor((i * all.length) / limit)]!);
   }
-  const tools = await extractors();
+  return { entries, total: Object.keys(parsed.output).length, limit };
+}
+
+interface ChunkResult {
+  outcomes: Outcome[][];
+  unreadable: number;
+  logged: number;
+}
+
+/** Every extractor on each page of `entries`, all on one jsdom document per page. */
+function measurePages(entries: Entry[], tools: Extractor[]): ChunkResult {
   const outcomes: Outcome[][] = tools.map(() => []);
-  const files: string[] = [];
   let unreadable = 0;
   let logged = 0;
-  const started = performance.now();
-  for (const [n, [url, entry]] of entries.entries()) {
-    if (n && n % 100 === 0) process.stderr.write(`  … ${n}/${entries.length} pages, ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
-    files.push(entry.file);
+  for (const [url, entry] of entries) {
     const fail = (error: string): Outcome => ({ counts: segmentCounts(null, entry.with, entry.without), error, empty: false, ms: 0 });
     const file = [path.join(TRAFILATURA_DIR, 'cache', entry.file), path.join(TRAFILATURA_DIR, 'eval', entry.file)].find((f) => existsSync(f));
     if (!file) {
@@ -540,10 +548,69 @@ async function runTrafilatura(): Promise<void> {
     });
     dom.window.close();
   }
+  return { outcomes, unreadable, logged };
+}
+
+const CHUNK_MARK = '@@chunk-result ';
+/**
+ * Pages per child process: jsdom's windows are not all given back after close() (one process ran
+ * out of its 4 GB heap within 100 of these pages), so each chunk runs in a fresh process.
+ */
+const CHUNK_PAGES = 40;
+
+/** Internal: `--chunk A:B` measures pages A..B of this run's selection and prints the result as JSON. */
+async function runChunk(spec: string): Promise<void> {
+  const [from, to] = spec.split(':').map(Number);
+  const corpus = corpusEntries(false);
+  const tools = await extractors(false);
+  const result = corpus ? measurePages(corpus.entries.slice(from, to), tools) : { outcomes: tools.map(() => []), unreadable: 0, logged: 0 };
+  process.stdout.write(`${CHUNK_MARK}${JSON.stringify(result)}\n`);
+}
+
+function measureInChildren(count: number, tools: Extractor[]): ChunkResult {
+  const merged: ChunkResult = { outcomes: tools.map(() => []), unreadable: 0, logged: 0 };
+  const passed = args.filter((a, i) => a !== '--chunk' && args[i - 1] !== '--chunk');
+  const started = performance.now();
+  for (let from = 0; from < count; from += CHUNK_PAGES) {
+    const to = Math.min(count, from + CHUNK_PAGES);
+    const child = spawnSync(path.join(ROOT, 'node_modules/.bin/vite-node'), [path.join(ROOT, 'scripts/bench-extract.ts'), ...passed, '--chunk', `${from}:${to}`], { cwd: ROOT, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+    const line = child.stdout?.split('\n').find((l) => l.startsWith(CHUNK_MARK));
+    let result: ChunkResult | undefined;
+    try {
+      result = line ? (JSON.parse(line.slice(CHUNK_MARK.length)) as ChunkResult) : undefined;
+    } catch {
+      result = undefined;
+    }
+    if (!result || result.outcomes.length !== tools.length) {
+      // A chunk that died: its pages count as errors for everyone, and the run goes on.
+      console.log(`  pages ${from}–${to - 1}: the child process failed (${child.status ?? child.signal}): ${(child.stderr ?? '').trim().split('\n').slice(-1)[0] ?? ''}`);
+      result = { outcomes: tools.map(() => Array.from({ length: to - from }, () => ({ counts: { tp: 0, fp: 0, fn: 0, tn: 0 }, error: 'child process failed', empty: false, ms: 0 }))), unreadable: 0, logged: 0 };
+    }
+    result.outcomes.forEach((o, i) => merged.outcomes[i]!.push(...o));
+    merged.unreadable += result.unreadable;
+    merged.logged += result.logged;
+    process.stderr.write(`  … ${to}/${count} pages, ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  }
+  return merged;
+}
+
+async function runTrafilatura(): Promise<void> {
+  console.log(`\ntrafilatura's evaluation corpus (${TRAFILATURA_DIR})`);
+  const corpus = corpusEntries(true);
+  if (!corpus) return;
+  const { entries, total, limit } = corpus;
+  const tools = await extractors(true);
+  const started = performance.now();
+  const { outcomes, unreadable, logged } = measureInChildren(entries.length, tools);
+  const files = entries.map(([, e]) => e.file);
+  // A failed chunk is scored with its pages' real segment counts (found nothing).
+  outcomes.forEach((o) => o.forEach((x, i) => {
+    if (x.error === 'child process failed') x.counts = segmentCounts(null, entries[i]![1].with, entries[i]![1].without);
+  }));
 
   const segments = sum(entries.map(([, e]) => e.with.length));
   const boilerplate = sum(entries.map(([, e]) => e.without.length));
-  console.log(`  ${entries.length} pages${limit > 0 && limit < Object.keys(parsed.output).length ? ` (an evenly spaced sample of ${Object.keys(parsed.output).length}: --limit ${limit})` : ''}, ${segments} segments to keep, ${boilerplate} to leave out; metric: segments as substrings of the whitespace-normalised text, micro-summed; crash/empty = nothing found; ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  console.log(`  ${entries.length} pages${limit > 0 && limit < total ? ` (an evenly spaced sample of ${total}: --limit ${limit})` : ''}, ${segments} segments to keep, ${boilerplate} to leave out; metric: segments as substrings of the whitespace-normalised text, micro-summed; crash/empty = nothing found; ${((performance.now() - started) / 1000).toFixed(0)} s`);
   if (unreadable) console.log(`  ${unreadable} pages could not be read (missing file or jsdom failure): they count as found nothing for everyone`);
   const row = (name: string, p: number, r: number, f1: number, rest = '') => console.log(`  ${name.padEnd(68)} P ${f3(p)}  R ${f3(r)}  F1 ${f3(f1)}${rest}`);
   console.log('  measured in this run:');
@@ -593,11 +660,16 @@ function printTargets(): void {
 }
 
 const set = arg('--set');
-if (set !== 'trafilatura') {
-  const list = pages();
-  if (!list.length) console.log(`no readability page named ${arg('--only')}`);
-  else if (flag('--browser')) await runBrowser(list);
-  else runNode(list);
+const chunk = arg('--chunk');
+if (chunk) {
+  await runChunk(chunk);
+} else {
+  if (set !== 'trafilatura') {
+    const list = pages();
+    if (!list.length) console.log(`no readability page named ${arg('--only')}`);
+    else if (flag('--browser')) await runBrowser(list);
+    else runNode(list);
+  }
+  if (set !== 'readability' && !flag('--browser')) await runTrafilatura();
+  printTargets();
 }
-if (set !== 'readability' && !flag('--browser')) await runTrafilatura();
-printTargets();
