@@ -482,7 +482,7 @@ function corpusEntries(talk: boolean): { entries: Entry[]; total: number; limit:
       `  from github.com/adbar/trafilatura at commit ${TRAFILATURA_COMMIT}, copy tests/evaldata.json,`,
       '  tests/eval/ and tests/cache/ into one folder, e.g.',
       `    git clone https://github.com/adbar/trafilatura && git -C trafilatura checkout ${TRAFILATURA_COMMIT}`,
-      '    mkdir -p DIR && cp -r trafilatura/tests/evaldata.json trafilatura/tests/eval trafilatura/tests/cache DIR/',
+      `    mkdir -p ${JSON.stringify(TRAFILATURA_DIR)} && cp -r trafilatura/tests/evaldata.json trafilatura/tests/eval trafilatura/tests/cache ${JSON.stringify(TRAFILATURA_DIR)}/`,
       '  (146 MB, Apache-2.0; keep it out of this repository).',
     ].join('\n'));
     return null;
