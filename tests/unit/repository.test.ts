@@ -19,11 +19,15 @@ describe('the repository', () => {
   it('names no absolute path of a machine and nothing beside the repository', () => {
     // Debian's binaries (/usr/bin/chromium) are where the README's setup puts them on any machine.
     const machinePath = /(^|[\s'"`(=])(\/work\/|\/home\/[\w.-]+\/|\/root\/|\/Users\/|[A-Z]:\\\\Users)|\.\.\/shared\//;
+    // The one exception: the extraction bench reads trafilatura's evaluation corpus (146 MB,
+    // third-party, so kept out of the repository) from beside it when it is there, and says how to
+    // get it when not (issue 16). Only that line of that bench; no test may need it.
+    const allowed = (f: string, line: string) => f === 'scripts/bench-extract.ts' && /path\.resolve\(ROOT, '\.\.\/shared\/fixtures\/trafilatura-eval'\)/.test(line);
     const offending = ours.flatMap((f) =>
       read(f)
         .split('\n')
         .map((line, i) => [line, i] as const)
-        .filter(([line]) => machinePath.test(line))
+        .filter(([line]) => machinePath.test(line) && !allowed(f, line))
         .map(([line, i]) => `${f}:${i + 1}: ${line.trim().slice(0, 120)}`),
     );
     expect(offending).toEqual([]);
