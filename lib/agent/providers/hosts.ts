@@ -1,8 +1,12 @@
 /**
- * Where a base URL's server is: on this machine (loopback), on the user's network (a private or
- * link-local address, or a `.local` name), or out on the internet. Local servers need no key and
- * may refuse an extension's Origin; the Origin fix and the Test button's wording both ask here.
+ * Where a base URL's server is: on this machine (loopback), on the user's network, or out on the
+ * internet. Local servers need no key and may refuse an extension's Origin; the Origin fix and
+ * the Test button's wording both ask here. The network part is web_fetch's own classification
+ * (lib/web/address-policy.ts: private, link-local and CGNAT ranges, IPv6 unique-local, .local and
+ * the other local-only names), so the two never disagree about what counts as local.
  */
+import { privateAddressReason } from '../../web/address-policy';
+
 export type HostKind = 'loopback' | 'private' | 'public';
 
 /** `undefined` for what is not an http(s) URL. */
@@ -14,34 +18,21 @@ export function hostKindOf(baseUrl: string): HostKind | undefined {
     return undefined;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  const host = url.hostname.toLowerCase();
-  if (isLoopback(host)) return 'loopback';
-  return isPrivate(host) ? 'private' : 'public';
+  if (isLoopback(url.hostname.toLowerCase())) return 'loopback';
+  return privateAddressReason(url) ? 'private' : 'public';
 }
 
-/** localhost and its subdomains (browsers resolve them to loopback), 127.0.0.0/8, [::1], 0.0.0.0. */
+/** A server on the user's machine or network: such servers run without a key and may refuse an extension's Origin. */
+export function isLocalUrl(baseUrl: string): boolean {
+  const kind = hostKindOf(baseUrl);
+  return kind === 'loopback' || kind === 'private';
+}
+
+/**
+ * This machine only: localhost and its subdomains (browsers resolve them to loopback),
+ * 127.0.0.0/8, [::1], 0.0.0.0 — the hosts an Origin fix may claim whatever the preset.
+ */
 function isLoopback(host: string): boolean {
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (host === '[::1]' || host === '0.0.0.0') return true;
-  const v4 = ipv4(host);
-  return !!v4 && v4[0] === 127;
-}
-
-/** 10/8, 172.16/12, 192.168/16, link-local 169.254/16, IPv6 unique-local fc00::/7 and link-local fe80::/10, mDNS `.local`. */
-function isPrivate(host: string): boolean {
-  if (host.endsWith('.local')) return true;
-  const v4 = ipv4(host);
-  if (v4) {
-    const [a, b] = v4 as [number, number];
-    return a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
-  }
-  if (!host.startsWith('[')) return false;
-  const first = parseInt(host.slice(1).split(':')[0] || '0', 16);
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80;
-}
-
-/** The four numbers of a dotted IPv4 host (URL has already normalised other notations to it). */
-function ipv4(host: string): number[] | undefined {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  return m ? m.slice(1).map(Number) : undefined;
+  if (host === 'localhost' || host.endsWith('.localhost') || host === '[::1]' || host === '0.0.0.0') return true;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }

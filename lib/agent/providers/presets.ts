@@ -17,7 +17,6 @@
  *   not a preset: "Other — Anthropic-compatible" reaches it (README, Providers).
  */
 import type { ApiKind, AuthHeader } from '../model';
-import { hostKindOf } from './hosts';
 import { isProviderId, PROVIDER_IDS, type ProviderId } from './provider-ids';
 
 /** Re-exported so the options page can name them without importing the model client's module. */
@@ -257,15 +256,6 @@ export const PROVIDER_PRESETS: Record<ProviderId, ProviderPreset> = {
 
 /** Only the two Other presets let the user pick how the key travels; the rest follow their docs. */
 export const choosesAuthHeader = (id: ProviderId): boolean => id === 'other-anthropic' || id === 'other-openai';
-
-/**
- * A base URL on the user's machine or network (loopback, a private range, `.local`): such servers
- * run without a key and may refuse an extension's Origin.
- */
-export function isLocalUrl(baseUrl: string): boolean {
-  const kind = hostKindOf(baseUrl);
-  return kind === 'loopback' || kind === 'private';
-}
 
 /** Ollama answers a refused Origin with an empty 403; its default port tells it apart from other servers. */
 export const looksLikeOllama = (provider: ProviderId, baseUrl: string): boolean => {

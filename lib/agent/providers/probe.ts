@@ -9,7 +9,6 @@ import * as v from 'valibot';
 import { classifyModelError } from '../errors';
 import type { ModelClient, ModelEndpoint } from '../model';
 import {
-  isLocalUrl,
   modelListUrl,
   PROVIDER_IDS,
   PROVIDER_PRESETS,
@@ -19,6 +18,7 @@ import {
   type ProviderForm,
   type TestResult,
 } from './presets';
+import { isLocalUrl } from './hosts';
 
 export type { ModelListResult, ProbeProblem, ProviderForm, TestResult };
 
