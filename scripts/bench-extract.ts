@@ -22,10 +22,11 @@
  * links read as on the live site: same-origin links shown from their path.
  *
  *   npx vite-node scripts/bench-extract.ts [--browser [--repeat N] [--source]] [--set readability|trafilatura]
- *                                          [--limit N] [--only NAME] [--verbose]
+ *                                          [--limit N] [--only NAME] [--pipeline-only] [--verbose]
  *
  * --set: one set only. --limit N: N evenly spaced pages of trafilatura's corpus (a full run is
  * ~20 min on a busy 2-core machine). --only NAME: one readability folder or one corpus file.
+ * --pipeline-only: on trafilatura's corpus, this pipeline alone (not Defuddle nor Readability beside it).
  *
  * --browser: the same pages in headless Chromium (puppeteer-core, /usr/bin/chromium), served from
  * 127.0.0.1 with every other request blocked; the built .output/chrome-mv3/page-reader.js is
@@ -449,6 +450,8 @@ async function extractors(talk: boolean): Promise<Extractor[]> {
       run: (doc, url) => markdownToText(new Defuddle(doc, { url, markdown: true }).parse().content),
     },
   ];
+  // --pipeline-only: a quicker loop while changing the pipeline (the others take longer than it).
+  if (flag('--pipeline-only')) return list.slice(0, 1);
   // Not a dependency of the project: measured when someone has installed it, else said so.
   if (existsSync(path.join(ROOT, 'node_modules/@mozilla/readability/package.json'))) {
     const name = '@mozilla/readability';
@@ -637,7 +640,7 @@ async function runTrafilatura(): Promise<void> {
   for (const { o, i } of worst) {
     const c = o.counts;
     const note = o.error ? ` error: ${o.error.slice(0, 80)}` : o.empty ? ' empty' : '';
-    console.log(`    ${files[i]!.padEnd(44)} F1 ${f3(segF1(c))}  tp ${c.tp} fp ${c.fp} fn ${c.fn}; defuddle F1 ${f3(segF1(outcomes[1]![i]!.counts))}${note}`);
+    console.log(`    ${files[i]!.padEnd(44)} F1 ${f3(segF1(c))}  tp ${c.tp} fp ${c.fp} fn ${c.fn}; ${outcomes[1] ? `defuddle F1 ${f3(segF1(outcomes[1][i]!.counts))}` : ''}${note}`);
   }
 }
 

@@ -3,20 +3,21 @@
  * injected script) on the live, rendered DOM, and in Node on a jsdom document (scripts/extract.ts):
  * the same code either way.
  *
- *   live DOM ──snapshot──► inert copy with refs ──Defuddle──► main content ──turndown──► Markdown
- *      ▲                  (hidden dropped, shadow roots                     (annotations read the
- *      └───────────────── and same-origin frames inlined)                    live elements by ref)
+ *   live DOM ──snapshot──► inert copy with refs ──content.ts──► main content ──turndown──► Markdown
+ *      ▲                  (hidden dropped, shadow roots  (Readability,                (annotations read the
+ *      └───────────────── and same-origin frames inlined)  Defuddle, boilerplate)      live elements by ref)
  *
  * Nothing here writes to the live DOM: all edits happen on copies.
  */
-import Defuddle, { type DefuddleOptions } from 'defuddle';
+import { formatRegion } from './annotate';
+import { mainContent } from './content';
 import { pageControls } from './controls';
 import { ExtractError } from './errors';
 import { normalize } from './interactive';
 import { createRenderer, type RenderContext } from './markdown';
 import { resolveSelectorAll, SelectorBuilder } from './selectors';
 import { DEFAULT_MAX_LENGTH, MAX_CONTENT_LENGTH } from './limits';
-import { liveOf, snapshotDocument, snapshotElements } from './snapshot';
+import { liveOf, snapshotDocument, snapshotElements, type DocumentSnapshot } from './snapshot';
 import { isRendered } from './visibility';
 
 export { DEFAULT_MAX_LENGTH, MAX_CONTENT_LENGTH } from './limits';
@@ -51,23 +52,6 @@ export interface ExtractResult {
 }
 
 /**
- * Defuddle, tuned for speed on a live page (measured on the Readability pages by the bench):
- * - standardize off: its HTML clean-up is for HTML output; turndown does our normalising, and the
- *   text F1 is slightly higher without it (0.934 vs 0.928), for ~20% less time;
- * - content-pattern removal off: ~20% of Defuddle's time, no measurable F1 change;
- * - hidden-element removal off when the page is rendered: the snapshot already dropped what the
- *   browser does not show (computed styles included), which Defuddle's markup heuristics cannot see.
- */
-function defuddleOptions(url: string, rendered: boolean): DefuddleOptions {
-  return { url, standardize: false, removeContentPatterns: false, removeHiddenElements: !rendered, useAsync: false };
-}
-
-/**
- * Below this many words of article, the page is an app or a form: read the whole body instead,
- * controls in place (a login page, a settings screen, a dashboard).
- */
-export const MIN_ARTICLE_WORDS = 80;
-/**
  * The copy holds at most PRUNE_FACTOR × maxLength characters of page text (boilerplate comes
  * first, and Markdown is longer than its text, so twice the limit leaves room), between
  * MIN_PRUNE_TEXT and MAX_PRUNE_TEXT: Defuddle's time grows with the copy (a 1 MB page: ~250 ms at
@@ -89,7 +73,7 @@ interface Read {
   usedSelector: string;
   /** The copy was cut short (a huge page): the content is incomplete even if it fits. */
   partial: boolean;
-  /** Defuddle's title, for pages without a <title>. */
+  /** The extractor's title, for pages without a <title>. */
   title?: string;
 }
 
@@ -126,45 +110,67 @@ function readSelection(selector: string, ctx: RenderContext, limit: number): Rea
   return { content, usedSelector: selector, partial: false };
 }
 
-/** The main content (Defuddle's choice) and the page controls it left out; or, on an app-like page, the body. */
+/** The main content (content.ts), then the page controls it left out, and on a page without an article what was set aside. */
 function readPage(url: string, ctx: RenderContext, limit: number, annotate: boolean, lap: (stage: string) => void): Read {
   const { doc, builder } = ctx;
   const snap = snapshotDocument(doc, builder, Math.min(Math.max(PRUNE_FACTOR * limit, MIN_PRUNE_TEXT), MAX_PRUNE_TEXT));
   ctx.refs = snap.refs;
   lap('snapshot');
-  const body = snap.roots[0];
-  if (!body) throw new ExtractError('empty', 'The page has no visible body.');
+  if (!snap.roots[0]) throw new ExtractError('empty', 'The page has no visible body.');
+  const main = mainContent(snap, url, isRendered(doc));
+  lap('select');
   const render = createRenderer(ctx);
-  let article: { root: Element; words: number; title: string } | null = null;
-  try {
-    const parsed = new Defuddle(snap.doc, defuddleOptions(url, isRendered(doc))).parse();
-    const holder = snap.doc.createElement('div');
-    holder.innerHTML = parsed.content; // an inert document: nothing runs or loads
-    article = { root: holder, words: parsed.wordCount, title: parsed.title };
-  } catch {
-    article = null; // Defuddle gave up: the body is still there
-  }
-  lap('defuddle');
-
-  let content: string;
   let usedSelector = 'body';
-  if (article && article.words >= MIN_ARTICLE_WORDS) {
-    const top = article.root.firstElementChild;
-    const liveRoot = top && article.root.childElementCount === 1 ? liveOf(top, snap.refs) : undefined;
-    if (liveRoot && liveRoot !== doc.body) usedSelector = builder.selectorFor(liveRoot) ?? 'body';
-    ctx.root = liveRoot; // named by used_selector: no region line of its own
-    content = render(article.root, limit);
-    lap('render');
-    const controls = annotate ? pageControls(snap.refs, ctx) : '';
-    lap('controls');
-    if (controls) content = content ? `${content}\n\n---\n\n${controls}` : controls;
-  } else {
-    snap.restore(); // the body is read whole: its navigation too
-    content = render(body, limit);
-    lap('render');
+  if (main.liveRoot && main.liveRoot !== doc.body) usedSelector = builder.selectorFor(main.liveRoot) ?? 'body';
+  ctx.root = main.liveRoot; // named by used_selector: no region line of its own
+  let content = render(main.root, limit);
+  lap('render');
+  const tail: string[] = [];
+  if (annotate && main.by === 'page') {
+    const note = asideNote(snap, ctx);
+    if (note) tail.push(note);
   }
+  const controls = annotate ? pageControls(snap.refs, ctx) : '';
+  if (controls) tail.push(controls);
+  lap('controls');
+  if (tail.length) content = content ? `${content}\n\n---\n\n${tail.join('\n')}` : tail.join('\n');
   if (!content) throw new ExtractError('empty', 'The page has no visible content.');
-  return { content, usedSelector, partial: snap.cut, title: article?.title };
+  return { content, usedSelector, partial: snap.cut, title: main.title };
+}
+
+/** At most this many set-aside regions are named; the rest are counted. */
+const MAX_ASIDE = 6;
+
+/**
+ * No article was found, so the body was read without its chrome: which regions were left out,
+ * each with its selector, for the model to read one with `selector` if it needs it.
+ */
+function asideNote(snap: DocumentSnapshot, ctx: RenderContext): string {
+  const named: string[] = [];
+  let more = 0;
+  for (const copy of snap.aside) {
+    const live = liveOf(copy, snap.refs);
+    const sel = live ? ctx.builder.selectorFor(live) : null;
+    if (!live || !sel) continue;
+    if (named.length >= MAX_ASIDE) {
+      more++;
+      continue;
+    }
+    named.push(formatRegion(regionName(live), '', sel));
+  }
+  if (!named.length) return '';
+  return `${ASIDE_HEADER} ${named.join(' ')}${more ? ` +${more} more` : ''}`;
+}
+
+/** How the set-aside note starts: the regions follow on the same line. */
+export const ASIDE_HEADER = '[set aside, read with selector:]';
+
+function regionName(el: Element): string {
+  const role = el.getAttribute('role')?.toLowerCase();
+  if (role === 'navigation') return 'nav';
+  if (role === 'banner') return 'header';
+  if (role === 'complementary') return 'aside';
+  return ['nav', 'header', 'footer', 'aside'].includes(el.localName) ? el.localName : 'region';
 }
 
 /** For copies nothing can act on: every selector is "none", so no annotation is written. */

@@ -22,7 +22,7 @@ export interface RenderContext {
   builder: SelectorBuilder;
   /** Live elements already written out (so "Page controls" does not repeat them). */
   emitted: Set<Element>;
-  /** The element the content was taken from (used_selector names it). */
+  /** The element the content was taken from (used_selector names it): it and the wrappers around it get no region line. */
   root?: Element;
 }
 
@@ -189,7 +189,7 @@ export function createRenderer(ctx: RenderContext): Renderer {
   service.addRule('region', {
     filter: (node) => {
       const l = live(node);
-      return !!l && l !== ctx.root && !isControl(l) && regionKind(l) !== null;
+      return !!l && !(ctx.root && l.contains(ctx.root)) && !isControl(l) && regionKind(l) !== null;
     },
     replacement: (content, node) => {
       const l = live(node)!;

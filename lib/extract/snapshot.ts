@@ -50,8 +50,8 @@ export interface Snapshot {
 export interface DocumentSnapshot extends Snapshot {
   /** The copy holds only the first part of the page (a huge page). */
   cut: boolean;
-  /** Puts back what setAsideChrome took out (for reading the whole body). */
-  restore: () => void;
+  /** The page chrome setAsideChrome took out of the copy (navigation, banners, footers, asides), in order. */
+  aside: Element[];
 }
 
 interface Walk {
@@ -86,9 +86,9 @@ export function snapshotDocument(doc: Document, builder: SelectorBuilder, maxTex
   for (const el of Array.from(out.querySelectorAll(STRIP))) el.remove();
   // Icon paths and long option lists: never text for the reader, and the controls are read live.
   for (const el of Array.from(out.querySelectorAll(EMPTY))) el.replaceChildren();
-  const restore = out.body ? setAsideChrome(out.body) : () => {};
+  const aside = out.body ? setAsideChrome(out.body) : [];
   if (out.body) collapseWhitespace(out.body);
-  return { doc: out, roots, refs, cut: !!stop, restore };
+  return { doc: out, roots, refs, cut: !!stop, aside };
 }
 
 /** Where whitespace is content (turndown keeps <pre> as it is; JSON-LD is parsed; a field's text is its value). */
@@ -116,12 +116,11 @@ const WHITESPACE_RUN = /[ \r\n\t]+/g;
 const WHITESPACE_TO_COLLAPSE = /[\r\n\t]|  /;
 
 /**
- * Navigation, banners, footers and asides, set aside before Defuddle reads the copy. It removes them
- * from its result anyway (its exact selectors), but only after paying for every element in them —
- * 166 selectors matched against each, the text scored — and they are often a third to half of a
- * page's elements. The output stays the same on all but one of the 130 Readability pages, for
- * about a tenth less of Defuddle's time. Their live elements keep their refs, so the controls they
- * hold still reach the page-controls section; a body read whole gets them back (restore).
+ * Navigation, banners, footers and asides, set aside before the extractors read the copy: they are
+ * never the main content, the extractors pay for every element in them (Defuddle matches 166
+ * selectors against each and scores the text), and they are often a third to half of a page's
+ * elements. Their live elements keep their refs, so the controls they hold still reach the
+ * page-controls section, and a page without an article names them as set aside (content.ts).
  * Kept where Defuddle would keep them: being or holding something that may be the main content (its
  * entry points), or holding footnotes (which it protects).
  */
@@ -138,24 +137,19 @@ const KEEP_CHROME = [
   '[class*="footnote"]', '[id*="footnote"]', '[role^="doc-"]', 'ol.references', 'ol[class*="references"]',
 ].join(', ');
 
-/** Takes the page chrome out of `body` (see CHROME); returns what puts it back. */
-function setAsideChrome(body: Element): () => void {
-  const taken: [el: Element, parent: Node, next: Node | null][] = [];
-  for (const el of Array.from(body.querySelectorAll(CHROME))) {
+/** Takes the page chrome out of `body` (see CHROME); returns what it took. */
+function setAsideChrome(body: Element): Element[] {
+  const taken: Element[] = [];
+  // In document order (jsdom lists a selector list's matches group by group), outer before inner.
+  const found = Array.from(body.querySelectorAll(CHROME)).sort((a, b) => (a.compareDocumentPosition(b) & 4 /* FOLLOWING */ ? -1 : 1));
+  for (const el of found) {
     if (!body.contains(el)) continue; // inside chrome already taken
     if (el.matches(KEEP_CHROME) || el.querySelector(KEEP_CHROME)) continue;
     if (el.localName === 'header' && !el.matches(BANNER) && el.querySelector(HEADER_CONTENT)) continue;
-    taken.push([el, el.parentNode!, el.nextSibling]);
+    taken.push(el);
     el.remove();
   }
-  return () => {
-    // In reverse: each one goes back before the sibling it had when it was taken.
-    for (let i = taken.length - 1; i >= 0; i--) {
-      const [el, parent, next] = taken[i]!;
-      parent.insertBefore(el, next);
-    }
-    taken.length = 0;
-  };
+  return taken;
 }
 
 /** The text node where the body's visible-ish text passes `maxText` characters, or null. */

@@ -1,0 +1,135 @@
+/**
+ * Which part of the page is its main content.
+ *
+ * Mozilla Readability (Firefox's Reader View) chooses first: measured the same way on pages
+ * nobody here tuned for, it beat Defuddle both on trafilatura's 990-page corpus (F1 0.884 vs
+ * 0.876 as text, 0.863 through this pipeline) and on the held-out news set the reviewers use
+ * (0.951 vs 0.929), and it is several times faster (63 vs 863 ms median per page in jsdom).
+ * Defuddle stays as the second opinion for what Readability finds too little in (index pages,
+ * short posts: it has site extractors and an index-page mode). Then block-level boilerplate
+ * removal (boilerplate.ts) inside whatever was chosen.
+ *
+ * When neither finds an article (an app, a form, a dashboard), the page is NOT read whole: its
+ * body is, with the page chrome (navigation, banners, footers, asides) set aside, and the result
+ * says what was set aside and that `selector` reads it.
+ */
+import { Readability } from '@mozilla/readability';
+import Defuddle, { type DefuddleOptions } from 'defuddle';
+import { pruneBoilerplate } from './boilerplate';
+import { liveOf, REF_ATTR, type DocumentSnapshot } from './snapshot';
+
+export interface MainContent {
+  /** A holder (in the copy's document) whose children are the content. */
+  root: Element;
+  /** Which extractor chose it; 'page': none did, this is the body without its chrome. */
+  by: 'readability' | 'defuddle' | 'page';
+  /** The extractors' title, for pages without a <title>. */
+  title: string;
+  /** The live element that holds all of the content (used_selector), when there is one. */
+  liveRoot: Element | undefined;
+}
+
+/** Below this much text (Readability's own threshold, in characters), an extractor found no article. */
+export const MIN_ARTICLE_CHARS = 500;
+/** CJK text says as much in a third of the characters. */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+
+/**
+ * Defuddle, tuned for speed on a live page (measured on the Readability pages by the bench):
+ * - standardize off: its HTML clean-up is for HTML output; turndown does our normalising;
+ * - content-pattern removal off: ~20% of Defuddle's time, no measurable F1 change;
+ * - hidden-element removal off when the page is rendered: the snapshot already dropped what the
+ *   browser does not show (computed styles included), which Defuddle's markup heuristics cannot see.
+ */
+function defuddleOptions(url: string, rendered: boolean): DefuddleOptions {
+  return { url, standardize: false, removeContentPatterns: false, removeHiddenElements: !rendered, useAsync: false };
+}
+
+export function mainContent(snap: DocumentSnapshot, url: string, rendered: boolean): MainContent {
+  const body = snap.roots[0]!;
+  let best: { root: Element; by: MainContent['by']; title: string } | null = null;
+  let size = 0;
+
+  const readability = byReadability(snap.doc);
+  if (readability) {
+    best = { ...readability, by: 'readability' };
+    size = textSize(readability.root);
+  }
+  if (size < MIN_ARTICLE_CHARS) {
+    const defuddle = byDefuddle(snap.doc, url, rendered);
+    const other = defuddle ? textSize(defuddle.root) : 0;
+    if (defuddle && other > size) {
+      best = { ...defuddle, by: 'defuddle' };
+      size = other;
+    }
+  }
+  if (best && size >= MIN_ARTICLE_CHARS) {
+    pruneBoilerplate(best.root);
+    if (textSize(best.root) >= MIN_ARTICLE_CHARS / 2) return { ...best, liveRoot: commonLive(best.root, snap.refs) };
+  }
+  // No article: the body, chrome set aside (snapshotDocument did that), controls in place.
+  const holder = snap.doc.createElement('div');
+  holder.append(...Array.from(body.childNodes));
+  return { root: holder, by: 'page', title: best?.title ?? '', liveRoot: liveOf(body, snap.refs) };
+}
+
+/** Readability on its own copy (it rewrites the tree it reads), or null. */
+function byReadability(doc: Document): { root: Element; title: string } | null {
+  try {
+    const copy = doc.cloneNode(true) as Document;
+    // keepClasses: boilerplate.ts judges blocks by their names. No JSON-LD: only the title would
+    // come of it, and pages' broken JSON-LD is common.
+    const parsed = new Readability(copy, { keepClasses: true, disableJSONLD: true, serializer: (n: Node) => n as Element }).parse();
+    const content = parsed?.content as Element | null | undefined;
+    if (!content) return null;
+    const holder = doc.createElement('div');
+    holder.append(doc.importNode(content, true));
+    return { root: holder, title: parsed?.title ?? '' };
+  } catch {
+    return null; // it gave up: Defuddle or the body still serve
+  }
+}
+
+function byDefuddle(doc: Document, url: string, rendered: boolean): { root: Element; title: string } | null {
+  try {
+    const parsed = new Defuddle(doc, defuddleOptions(url, rendered)).parse();
+    const holder = doc.createElement('div');
+    holder.innerHTML = parsed.content; // an inert document: nothing runs or loads
+    return { root: holder, title: parsed.title };
+  } catch {
+    return null;
+  }
+}
+
+/** Characters of text, CJK counted thrice (a CJK character carries about as much as three Latin ones). */
+function textSize(root: Element): number {
+  const text = (root.textContent ?? '').replace(/\s+/g, ' ').trim();
+  return text.length + 2 * (text.match(CJK)?.length ?? 0);
+}
+
+/**
+ * The innermost live element holding the content: the common ancestor of the live elements behind
+ * the innermost refs of the copy (an extractor's wrappers, and the parent Readability keeps for
+ * siblings that it then leaves out, are not content of their own).
+ */
+function commonLive(root: Element, refs: Element[]): Element | undefined {
+  const nodes = Array.from(root.querySelectorAll(`[${REF_ATTR}]`));
+  const outer = new Set<Element>();
+  for (const node of nodes) {
+    for (let p = node.parentElement; p && p !== root; p = p.parentElement) {
+      if (!p.hasAttribute(REF_ATTR)) continue;
+      if (outer.has(p)) break;
+      outer.add(p);
+    }
+  }
+  let common: Element | undefined;
+  for (const node of nodes) {
+    if (outer.has(node)) continue;
+    const live = liveOf(node, refs);
+    if (!live) continue;
+    if (!common) common = live;
+    else while (common && !common.contains(live)) common = common.parentElement ?? undefined;
+    if (!common) return undefined;
+  }
+  return common;
+}
