@@ -22,7 +22,7 @@ const FURNITURE = new Set([
   'byline', 'author', 'authors', 'bio', 'meta', 'postmeta', 'dateline', 'timestamp', 'date', 'published',
   'comments', 'comment', 'disqus', 'respond', 'reply',
   'disclaimer', 'copyright', 'rights', 'license', 'credits', 'credit',
-  'print', 'toolbar', 'tools', 'actions', 'cookie', 'cookies', 'consent', 'gdpr', 'popup', 'modal', 'overlay',
+  'print', 'toolbar', 'tools', 'actions', 'cookie', 'cookies', 'consent', 'gdpr',
   'widget', 'sidebar', 'footer', 'nav', 'navigation', 'menu',
 ]);
 /** Parts that mean the element is the article itself ("article-meta" is furniture, "article-body" is not). */
@@ -64,14 +64,17 @@ export interface Pruned {
 }
 
 /**
- * Takes page furniture out of `root` (a copy: the live page is not touched). `nameOf` gives the
- * class and id to judge an element by (the copy may have lost them; the live element has them).
+ * Takes page furniture out of `root` (a copy: the live page is not touched). `linkLists: false`
+ * keeps lists of links (on a page without an article they may be what it offers); `nameOf` gives
+ * the class and id to judge an element by.
  */
-export function pruneBoilerplate(root: Element, nameOf: (el: Element) => string = ownNames): Pruned {
+export function pruneBoilerplate(root: Element, opts: { linkLists?: boolean; nameOf?: (el: Element) => string } = {}): Pruned {
+  const nameOf = opts.nameOf ?? ownNames;
   const total = wordCount(root.textContent ?? '');
   const out: Pruned = { removed: 0, words: 0 };
   if (!total) return out;
   const drop = (el: Element, words: number) => {
+    if ((globalThis as any).process?.env?.PW_DEBUG) console.warn("DROP", el.localName, nameOf(el), words, (el.textContent ?? "").trim().slice(0, 60));
     el.remove();
     out.removed++;
     out.words += words;
@@ -87,9 +90,45 @@ export function pruneBoilerplate(root: Element, nameOf: (el: Element) => string 
       continue;
     }
     if (el.localName === 'p' || el.localName === 'span' || el.localName === 'figure') continue;
-    if (linkList(el, text, words)) drop(el, words);
+    if (opts.linkLists !== false && linkList(el, text, words)) drop(el, words);
   }
+  if (out.removed) dropOrphanHeadings(root);
   return out;
+}
+
+/**
+ * Headings left with nothing under them once their section went ("Related articles" without its
+ * list): a heading followed only by headings of its level or higher, or by the end.
+ */
+function dropOrphanHeadings(root: Element): void {
+  const headings = Array.from(root.querySelectorAll('h1, h2, h3, h4, h5, h6'));
+  for (let i = headings.length - 1; i >= 0; i--) {
+    const h = headings[i]!;
+    const level = Number(h.localName[1]);
+    let next: Node | null = following(h, root);
+    let empty = true;
+    while (next) {
+      if (next.nodeType === 1 && /^h[1-6]$/.test((next as Element).localName)) {
+        if (Number((next as Element).localName[1]) <= level) break;
+        empty = false; // a subsection: the heading has content
+        break;
+      }
+      if ((next.textContent ?? '').trim() || (next.nodeType === 1 && (next as Element).querySelector('img, table, pre'))) {
+        empty = false;
+        break;
+      }
+      next = following(next, root);
+    }
+    if (empty && i > 0) h.remove(); // never the first heading: the title stays
+  }
+}
+
+/** The next node after `node` in document order that is not inside it, within `root`. */
+function following(node: Node, root: Element): Node | null {
+  for (let n: Node | null = node; n && n !== root; n = n.parentNode) {
+    if (n.nextSibling) return n.nextSibling;
+  }
+  return null;
 }
 
 /**

@@ -1,0 +1,93 @@
+import { JSDOM, VirtualConsole } from 'jsdom';
+import { describe, expect, it } from 'vitest';
+import { furnitureName, nameParts, pruneBoilerplate } from '../../lib/extract/boilerplate';
+import { extractPage } from '../../lib/extract';
+
+function holder(html: string): Element {
+  const doc = new JSDOM(`<!doctype html><body><div id="root">${html}</div></body>`, { virtualConsole: new VirtualConsole() }).window.document;
+  return doc.getElementById('root')!;
+}
+
+const prose = (n: number, word = 'article') =>
+  Array.from({ length: n }, (_, i) => `<p>Sentence ${i} of the ${word} goes on with plain words that a reader came for and nothing else.</p>`).join('');
+
+describe('furniture names', () => {
+  it('splits class and id names into their parts, BEM modifiers left out', () => {
+    expect(nameParts('relatedPosts')).toEqual(['related', 'posts']);
+    expect(nameParts('c-share_bar')).toEqual(['c', 'share', 'bar']);
+    expect(nameParts('TestReport__Section--Ads')).toEqual(['test', 'report', 'section']);
+  });
+
+  it('matches whole parts, never substrings, and lets a content name win', () => {
+    for (const name of ['post-share-bar', 'relatedPosts', 'c-newsletter', 'article-meta', 'entry-tags', 'sd-social', 'comments-area'])
+      expect(furnitureName(name), name).toBe(true);
+    for (const name of ['shareholder-report', 'adventure', 'entry-content', 'article-body', 'TestReport__Section--Ads', 'metadata-free', 'story'])
+      expect(furnitureName(name), name).toBe(false);
+  });
+});
+
+describe('pruneBoilerplate', () => {
+  it('takes out share bars, related link lists and newsletter boxes, and the heading left empty', () => {
+    const root = holder(`<h1>Title</h1>${prose(8)}
+      <div class="share-buttons"><a href="/s/fb">Facebook</a> <a href="/s/x">X</a></div>
+      <h2>Related stories</h2>
+      <ul><li><a href="/a">A story about one thing</a></li><li><a href="/b">Another story about more</a></li><li><a href="/c">A third one</a></li></ul>
+      <div id="newsletter-signup"><p>Get our newsletter every morning.</p></div>`);
+    const out = pruneBoilerplate(root);
+    const text = root.textContent!;
+    expect(text).toContain('Sentence 7 of the article');
+    for (const gone of ['Facebook', 'A story about one thing', 'newsletter', 'Related stories']) expect(text).not.toContain(gone);
+    expect(out.removed).toBeGreaterThanOrEqual(3);
+    expect(root.querySelector('h1')?.textContent).toBe('Title');
+  });
+
+  it('keeps prose in a block with a furniture-like name, and a wrapper holding most of the text', () => {
+    const root = holder(`<div class="social-enabled">${prose(10)}</div><div class="author">${prose(6, 'profile section')}</div><p>End.</p>`);
+    pruneBoilerplate(root);
+    expect(root.textContent).toContain('Sentence 9 of the article');
+    // 6 sentences of prose named "author": over the furniture size, and no links: kept.
+    expect(root.textContent).toContain('Sentence 5 of the profile section');
+  });
+
+  it('drops comment sections whatever their size', () => {
+    const root = holder(`${prose(12)}<section id="comments">${prose(5, 'comment thread')}</section>`);
+    pruneBoilerplate(root);
+    expect(root.textContent).not.toContain('comment thread');
+  });
+
+  it('keeps link lists when asked (a page without an article offers them), and code untouched', () => {
+    const list = `<ul><li><a href="/a">Dashboard</a></li><li><a href="/b">Reports</a></li><li><a href="/c">Billing</a></li></ul>`;
+    const kept = holder(`${prose(3)}${list}`);
+    pruneBoilerplate(kept, { linkLists: false });
+    expect(kept.textContent).toContain('Billing');
+    const dropped = holder(`${prose(3)}${list}`);
+    pruneBoilerplate(dropped);
+    expect(dropped.textContent).not.toContain('Billing');
+    const code = holder(`${prose(3)}<pre><code><div class="share">x</div></code></pre>`);
+    pruneBoilerplate(code);
+    expect(code.querySelector('pre')?.textContent).toBe('x');
+  });
+
+  it('does nothing to an empty holder', () => {
+    expect(pruneBoilerplate(holder(''))).toEqual({ removed: 0, words: 0 });
+  });
+});
+
+describe('main content through extractPage', () => {
+  const page = (body: string) =>
+    new JSDOM(`<!doctype html><html><head><title>A post</title><script type="application/ld+json">{"@type": "NewsArticle", broken</script></head><body>${body}</body></html>`, {
+      url: 'https://blog.example/post',
+      virtualConsole: new VirtualConsole(),
+    }).window.document;
+
+  it('reads the article without the share bar and related box inside its container', () => {
+    const r = extractPage(page(`<nav><a href="/">Home</a><a href="/about">About</a></nav>
+      <article id="post"><h1>A post</h1>${prose(10)}
+        <div class="post-share"><a href="https://x.example/share">Share on X</a> <a href="https://fb.example/share">Share on Facebook</a></div>
+        <aside class="related-posts"><h3>You may also like</h3><ul><li><a href="/p1">First other post title</a></li><li><a href="/p2">Second other post title</a></li></ul></aside>
+      </article><footer>© Blog 2026</footer>`));
+    expect(r.usedSelector).toBe('#post');
+    expect(r.content).toContain('Sentence 9 of the article');
+    for (const gone of ['Share on X', 'First other post title', 'You may also like', '© Blog', '[Home](/)']) expect(r.content).not.toContain(gone);
+  });
+});
