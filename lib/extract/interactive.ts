@@ -203,6 +203,8 @@ export function labelOf(el: Element): string {
 /** Elements whose text never runs into the next one's ("Join the discussion" + "Get only replies"). */
 const BLOCK_TEXT = new Set(['div', 'p', 'br', 'li', 'ul', 'ol', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'section', 'article', 'header', 'footer', 'td', 'th', 'tr', 'dt', 'dd', 'label', 'small']);
 const SKIP_TEXT = new Set(['script', 'style', 'noscript', 'template', 'select', 'textarea', 'input', 'button']);
+/** Never part of a name: code, and ruby readings (furigana), which the Markdown leaves out too. */
+const NEVER_TEXT = new Set(['script', 'style', 'template', 'rt', 'rp']);
 
 /** Normalised text of `node`, leaving out scripts, styles and nested form controls (and `except`). */
 export function textOf(node: Node, except?: Element): string {
@@ -227,7 +229,7 @@ function collectText(node: Node, except?: Element, skip?: (el: Element) => boole
         const e = c as Element;
         if (e === except || (SKIP_TEXT.has(e.localName) && node.nodeType === 1 && (node as Element).localName === 'label')) continue;
         if (skip?.(e)) continue;
-        if (e.localName === 'script' || e.localName === 'style' || e.localName === 'template') continue;
+        if (NEVER_TEXT.has(e.localName)) continue;
         const block = BLOCK_TEXT.has(e.localName);
         if (block) out += ' ';
         walk(e);

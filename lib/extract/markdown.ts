@@ -113,6 +113,10 @@ export function createRenderer(ctx: RenderContext): Renderer {
   };
 
   service.remove(['script', 'style', 'noscript', 'template', 'head', 'title', 'meta', 'link', 'svg' as 'script', 'canvas', 'object', 'embed', 'datalist']);
+  // Ruby annotations (furigana, pinyin) are read above the text, not inside it: kept, they split
+  // every annotated word in two ("漢かん字じ"), and quoting or searching the text no longer finds it.
+  // The base text is what a reader of the language reads (and what extraction benchmarks expect).
+  service.remove(['rt', 'rp'] as 'script'[]);
 
   service.addRule('pre', {
     filter: 'pre',
