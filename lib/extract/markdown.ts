@@ -116,7 +116,7 @@ export function createRenderer(ctx: RenderContext): Renderer {
   // Ruby annotations (furigana, pinyin) are read above the text, not inside it: kept, they split
   // every annotated word in two ("漢かん字じ"), and quoting or searching the text no longer finds it.
   // The base text is what a reader of the language reads (and what extraction benchmarks expect).
-  service.remove(['rt', 'rp'] as 'script'[]);
+  service.remove(['rt', 'rp'] as unknown as 'script'[]);
 
   service.addRule('pre', {
     filter: 'pre',
@@ -358,7 +358,8 @@ function addTableRules(service: TurndownService): void {
 
 /**
  * Same-origin URLs are shown from their path (the page URL is in the result), same-page fragments as
- * `#id`: links are most of a page's tokens.
+ * `#id`, tracking parameters left out (see withoutTracking): links are most of a page's tokens.
+ * Same origin means scheme, host and port: an http: link on an https: page stays absolute.
  */
 export function displayUrl(href: string, ctx: Pick<RenderContext, 'pageUrl' | 'baseUrl'>): string {
   // Fast paths (a page has hundreds of links): a fragment, a root-relative path against a base on
@@ -366,8 +367,9 @@ export function displayUrl(href: string, ctx: Pick<RenderContext, 'pageUrl' | 'b
   const page = ctx.pageUrl;
   if (page && /^https?:$/.test(page.protocol) && ctx.baseUrl.startsWith(page.origin + '/') && !/[\s\\]/.test(href)) {
     if (href.startsWith('#') && ctx.baseUrl.split('#')[0] === page.href.split('#')[0]) return href;
-    if (href.startsWith('/') && !href.startsWith('//')) return href;
-    if (href.startsWith(page.origin + '/')) return href.slice(page.origin.length);
+    if (href.startsWith('/') && !href.startsWith('//')) return withoutTracking(href);
+    // (With a fragment it may be this very page: the slow path tells.)
+    if (href.startsWith(page.origin + '/') && !href.includes('#')) return withoutTracking(href.slice(page.origin.length));
   }
   let url: URL;
   try {
@@ -375,9 +377,51 @@ export function displayUrl(href: string, ctx: Pick<RenderContext, 'pageUrl' | 'b
   } catch {
     return href;
   }
-  if (!page || url.origin !== page.origin || (url.protocol !== 'http:' && url.protocol !== 'https:')) return url.href;
-  if (url.pathname === page.pathname && url.search === page.search && url.hash) return url.hash;
-  return url.pathname + url.search + url.hash;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return url.href; // mailto:?subject=… is not tracking
+  if (!page || url.origin !== page.origin) return withoutTracking(url.href);
+  const path = withoutTracking(url.pathname + url.search + url.hash);
+  const hash = path.indexOf('#');
+  if (hash >= 0 && path.slice(0, hash) === withoutTracking(page.pathname + page.search)) return path.slice(hash);
+  return path;
+}
+
+/**
+ * Query parameters that only say where a click came from, never what the page shows: campaign
+ * tags (utm_*), ad-click ids (Google, Microsoft, Meta, Yandex, X, TikTok, LinkedIn, Instagram),
+ * Google Analytics' cross-domain linker, and the ids mail tools add to every link (Mailchimp,
+ * HubSpot, Marketo, Vero, Omeda, MailerLite). Kept short on purpose: a name some site might use for
+ * content (ref, source, spm, si, cid) stays, whatever it costs.
+ */
+const TRACKING_PARAM = new RegExp(
+  '^(?:utm_[a-z0-9_]*|fbclid|gclid|gclsrc|dclid|gbraid|wbraid|srsltid|msclkid|yclid|twclid|ttclid|li_fat_id|igshid|' +
+    '_ga|_gl|mc_cid|mc_eid|_hsenc|_hsmi|__hstc|__hssc|__hsfp|hsctatracking|mkt_tok|vero_conv|vero_id|' +
+    'oly_anon_id|oly_enc_id|ml_subscriber|ml_subscriber_hash|ref_src|ref_url)$',
+);
+
+/**
+ * `url` (absolute or a path) without tracking parameters (TRACKING_PARAM, in any case), the rest of
+ * the query as it was (order, encoding, repeats), and no "?" left when nothing remains.
+ */
+export function withoutTracking(url: string): string {
+  let end = url.indexOf('#');
+  if (end < 0) end = url.length;
+  const q = url.indexOf('?');
+  if (q < 0 || q > end) return url; // none, or only in the fragment
+  const params = url.slice(q + 1, end).split('&');
+  const kept = params.filter((p) => !TRACKING_PARAM.test(paramName(p)));
+  if (kept.length === params.length) return url;
+  const rest = kept.filter(Boolean).join('&'); // no "&&" where a parameter was
+  return url.slice(0, q) + (rest ? `?${rest}` : '') + url.slice(end);
+}
+
+function paramName(param: string): string {
+  const eq = param.indexOf('=');
+  const raw = (eq < 0 ? param : param.slice(0, eq)).replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(raw).toLowerCase();
+  } catch {
+    return raw.toLowerCase();
+  }
 }
 
 function destination(url: string): string {
