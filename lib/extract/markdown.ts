@@ -75,6 +75,8 @@ export function createRenderer(ctx: RenderContext): Renderer {
     hr: '---',
     emDelimiter: '*',
     blankReplacement: (content, node) => {
+      // A <frame> is always "blank" to turndown (unlike an <iframe>, its rules never see it).
+      if (node.nodeName === 'FRAME') return frameLine(node);
       // Icon-only buttons and empty fields are "blank" to turndown but are exactly what we list.
       const live = ctx.refs.length ? liveOf(node, ctx.refs) : undefined;
       if (live && isControl(live)) {
@@ -96,6 +98,13 @@ export function createRenderer(ctx: RenderContext): Renderer {
 
   const live = (node: Element) => liveOf(node, ctx.refs);
   const selector = (el: Element) => ctx.builder.selectorFor(el);
+  // A frame we could not read (cross-origin): named ones (a video, a payment form) are worth a
+  // line; unnamed ones are mostly ads and trackers.
+  const frameLine = (node: Element): string => {
+    const l = live(node);
+    const label = l ? regionLabel(l) : '';
+    return l && label ? `\n\n${formatRegion('iframe', label, selector(l))}\n\n` : '';
+  };
 
   /** A control's annotation, once per control (`again`: the caller replaces an earlier rendering). */
   const control = (el: Element, content: string, again = false): string => {
@@ -146,16 +155,7 @@ export function createRenderer(ctx: RenderContext): Renderer {
     },
   });
 
-  // A frame we could not read (cross-origin): named ones (a video, a payment form) are worth a
-  // line; unnamed ones are mostly ads and trackers.
-  service.addRule('iframe', {
-    filter: ['iframe', 'frame' as 'iframe'],
-    replacement: (_content, node) => {
-      const l = live(node);
-      const label = l ? regionLabel(l) : '';
-      return l && label ? `\n\n${formatRegion('iframe', label, selector(l))}\n\n` : '';
-    },
-  });
+  service.addRule('iframe', { filter: ['iframe', 'frame' as 'iframe'], replacement: (_content, node) => frameLine(node) });
 
   // Lists with a one-space gap after the marker (turndown pads to four): the same Markdown, fewer tokens.
   service.addRule('listItem', {

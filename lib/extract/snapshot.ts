@@ -72,8 +72,8 @@ export function liveOf(node: Element, refs: Element[]): Element | undefined {
  * everything before them): the output stops at maxLength anyway, and Defuddle's cost grows with the
  * page (on a 5 MB page it alone took longer than the tool may). `cut` says the copy is partial.
  */
-export function snapshotDocument(doc: Document, builder: SelectorBuilder, maxText = Infinity): DocumentSnapshot {
-  const stop = doc.body ? textCutPoint(doc.body, maxText) : null;
+export function snapshotDocument(doc: Document, builder: SelectorBuilder, maxText = Infinity, maxElements = MAX_ELEMENTS): DocumentSnapshot {
+  const stop = doc.body ? cutPoint(doc.body, maxText, maxElements) : null;
   const out = stop ? prefixCopy(doc, stop) : (doc.cloneNode(true) as Document);
   const refs: Element[] = [];
   const roots: Element[] = [];
@@ -81,9 +81,12 @@ export function snapshotDocument(doc: Document, builder: SelectorBuilder, maxTex
     copyTree(doc.body, out.body, hiddenTest(doc), { out, refs, builder, depth: 0 }, true);
     if (out.body) roots.push(out.body); // gone if the body itself is hidden
   }
+  // First, so that the passes below (and Defuddle) never see the blank boxes.
+  if (out.body) pruneEmpty(out.body);
   // Code and styles are not content, and Defuddle clones the document again (up to four times)
   // and walks every stylesheet rule: without them it runs about a third faster.
   for (const el of Array.from(out.querySelectorAll(STRIP))) el.remove();
+  dropBrokenJsonLd(out);
   // Icon paths and long option lists: never text for the reader, and the controls are read live.
   for (const el of Array.from(out.querySelectorAll(EMPTY))) el.replaceChildren();
   const aside = out.body ? setAsideChrome(out.body) : [];
@@ -152,20 +155,107 @@ function setAsideChrome(body: Element): Element[] {
   return taken;
 }
 
-/** The text node where the body's visible-ish text passes `maxText` characters, or null. */
-function textCutPoint(body: Element, maxText: number): Node | null {
-  // Native and fast: most pages are far below the budget, scripts and all.
-  if (!Number.isFinite(maxText) || (body.textContent?.length ?? 0) <= maxText) return null;
-  const walker = body.ownerDocument.createTreeWalker(body, 4 /* NodeFilter.SHOW_TEXT */);
-  let total = 0;
+/**
+ * Most elements with content (see cutPoint) the copy holds. Defuddle's time grows with the elements
+ * as much as with the text: it matches its selectors against each one and scores each block (a body
+ * of 50,000 one-word divs took 1.6 s in Chromium and 2.4 s in Firefox, past the time a read may
+ * take). Real pages stay far below: the largest of trafilatura's 990 pages has about 10,000 tags,
+ * scripts and head included.
+ */
+export const MAX_ELEMENTS = 20_000;
+
+/**
+ * The node where the body passes `maxText` characters of visible-ish text, or `maxElements`
+ * elements that hold something (an empty leaf, a spacer or a placeholder, is left out of the copy
+ * anyway: see pruneEmpty); or null when the whole body fits.
+ */
+function cutPoint(body: Element, maxText: number, maxElements: number): Node | null {
+  // Native and fast: most pages are far below both budgets, scripts and all.
+  const textFits = !Number.isFinite(maxText) || (body.textContent?.length ?? 0) <= maxText;
+  if (textFits && body.getElementsByTagName('*').length <= maxElements) return null;
+  const walker = body.ownerDocument.createTreeWalker(body, 1 | 4 /* NodeFilter.SHOW_ELEMENT | SHOW_TEXT */);
+  let text = 0;
+  let elements = 0;
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (n.nodeType === 1) {
+      if (n.firstChild && ++elements > maxElements) return n;
+      continue;
+    }
     const parent = n.parentNode?.nodeName;
     if (parent === 'SCRIPT' || parent === 'STYLE' || parent === 'NOSCRIPT' || parent === 'TEMPLATE') continue;
-    total += n.nodeValue?.length ?? 0;
-    if (total > maxText) return n;
+    text += n.nodeValue?.length ?? 0;
+    if (text > maxText) return n;
   }
   return null;
 }
+
+/**
+ * Structured data that does not parse (a trailing comma, a template placeholder, cut short: common
+ * on real pages) goes from the copy: Defuddle would log a SyntaxError for each into the console of
+ * the user's page, and it cannot use them anyway.
+ */
+function dropBrokenJsonLd(out: Document): void {
+  for (const script of Array.from(out.querySelectorAll('script[type="application/ld+json" i]'))) {
+    try {
+      JSON.parse(jsonLdText(script.textContent ?? ''));
+    } catch {
+      script.remove();
+    }
+  }
+}
+
+/** The JSON in a JSON-LD script as Defuddle reads it: comments and CDATA wrappers taken off. */
+function jsonLdText(raw: string): string {
+  return raw
+    .replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, '')
+    .replace(/^\s*<!\[CDATA\[([\s\S]*?)\]\]>\s*$/, '$1')
+    .replace(/^\s*(\*\/|\/\*)\s*|\s*(\*\/|\/\*)\s*$/g, '')
+    .trim();
+}
+
+/**
+ * Generic boxes that hold nothing at all (no text, no child) and that nobody can act on.
+ * A page of 50,000 empty divs (a virtualised list's placeholders, an ad grid, a broken template)
+ * otherwise costs Defuddle and turndown as much as 50,000 paragraphs: 95 s in jsdom, 1.3 s in
+ * Chromium. Whatever they stand for (a gap, a line break) a space keeps.
+ */
+const PRUNABLE = new Set(['div', 'span', 'p', 'section', 'font', 'center', 'i', 'b', 'em', 'strong', 'small', 'u', 's']);
+const ACTIONABLE_ATTRS = ['role', 'tabindex', 'contenteditable', 'onclick', 'aria-label', 'aria-labelledby'];
+
+/** A prunable box with no element inside and no text but whitespace. */
+function isBlank(el: Element): boolean {
+  return PRUNABLE.has(el.localName) && !el.firstElementChild && !NOT_BLANK.test(el.textContent ?? '');
+}
+const NOT_BLANK = /[^ \t\r\n\f]/;
+
+function pruneEmpty(body: Element): void {
+  // Children before parents: a wrapper of blank boxes is blank once they are gone. Each parent's
+  // children are rebuilt in one go: removing 50,000 siblings where they are is quadratic in jsdom.
+  const visit = (el: Element): boolean => {
+    let blanks = 0;
+    for (let c = el.firstElementChild; c; c = c.nextElementSibling) if (visit(c)) blanks++;
+    if (blanks) {
+      const kept: Node[] = [];
+      // (Never el.childNodes: jsdom then recomputes that live list on every removal below.)
+      for (let n = el.firstChild; n; n = n.nextSibling) {
+        if (n.nodeType === 1 && (n as Element).hasAttribute(BLANK)) {
+          // Between two pieces of content a space keeps them apart (one per run of boxes).
+          const last = kept[kept.length - 1];
+          if (last && !(last.nodeType === 3 && /\s$/.test(last.nodeValue ?? ''))) kept.push(body.ownerDocument.createTextNode(' '));
+        } else kept.push(n);
+      }
+      // From the front: each removal is then cheap in jsdom too (it indexes the removed child).
+      while (el.firstChild) el.firstChild.remove();
+      el.append(...kept);
+    }
+    const blank = isBlank(el) && el !== body && !ACTIONABLE_ATTRS.some((a) => el.hasAttribute(a));
+    if (blank) el.setAttribute(BLANK, '');
+    return blank;
+  };
+  visit(body);
+}
+/** Marks a blank box until its parent drops it. */
+const BLANK = 'data-pw-blank';
 
 /**
  * A copy of `doc` holding everything up to `stop` in document order: the head, then the body cut
@@ -185,7 +275,9 @@ function prefix(out: Document, src: Element, stop: Node): Element {
   const copy = out.importNode(src, false);
   for (let child = src.firstChild; child; child = child.nextSibling) {
     if (child === stop || child.contains(stop)) {
-      copy.append(child === stop || child.nodeType !== 1 ? out.importNode(child, true) : prefix(out, child as Element, stop));
+      // An element where the budget ran out goes in without its content.
+      if (child === stop) copy.append(out.importNode(child, child.nodeType !== 1));
+      else copy.append(child.nodeType !== 1 ? out.importNode(child, true) : prefix(out, child as Element, stop));
       break;
     }
     copy.append(out.importNode(child, true));
@@ -193,7 +285,8 @@ function prefix(out: Document, src: Element, stop: Node): Element {
   return copy;
 }
 
-const STRIP = 'script:not([type="application/ld+json"]), style, link, template';
+/** (<noframes> is what browsers without frames show: raw text in a frameset page.) */
+const STRIP = 'script:not([type="application/ld+json"]), style, link, template, noframes';
 const EMPTY = 'svg, select, datalist';
 
 /** A copy of each element (in any tree, shadow or frame) under the body of a fresh inert document. */
@@ -234,6 +327,9 @@ function copyTree(live: Element | ShadowRoot, copy: Element | DocumentFragment, 
       skipUnder = null; // document order: once out of the subtree, never back in
     }
     const tag = l.localName;
+    // A blank box (see pruneEmpty) has nothing to hide and nothing to point at: most of a page
+    // of 50,000 empty divs.
+    if (!l.firstChild && PRUNABLE.has(tag) && !ACTIONABLE_ATTRS.some((a) => l.hasAttribute(a))) return;
     if (PASSIVE.has(tag)) {
       skipUnder = l;
       return;
