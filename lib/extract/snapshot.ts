@@ -217,9 +217,10 @@ function jsonLdText(raw: string): string {
  * Generic boxes that hold nothing at all (no text, no child) and that nobody can act on.
  * A page of 50,000 empty divs (a virtualised list's placeholders, an ad grid, a broken template)
  * otherwise costs Defuddle and turndown as much as 50,000 paragraphs: 95 s in jsdom, 1.3 s in
- * Chromium. Whatever they stand for (a gap, a line break) a space keeps.
+ * Chromium. The line break an empty block stands for a space keeps.
  */
 const PRUNABLE = new Set(['div', 'span', 'p', 'section', 'font', 'center', 'i', 'b', 'em', 'strong', 'small', 'u', 's']);
+const BLOCK_BOXES = new Set(['div', 'p', 'section', 'center']);
 const ACTIONABLE_ATTRS = ['role', 'tabindex', 'contenteditable', 'onclick', 'aria-label', 'aria-labelledby'];
 
 /** A prunable box with no element inside and no text but whitespace. */
@@ -239,9 +240,11 @@ function pruneEmpty(body: Element): void {
       // (Never el.childNodes: jsdom then recomputes that live list on every removal below.)
       for (let n = el.firstChild; n; n = n.nextSibling) {
         if (n.nodeType === 1 && (n as Element).hasAttribute(BLANK)) {
-          // Between two pieces of content a space keeps them apart (one per run of boxes).
+          // An empty block still breaks the line it sits in: a space keeps the words on either side
+          // apart (one per run of boxes). An empty inline box shows nothing ("alpha<span></span>beta").
           const last = kept[kept.length - 1];
-          if (last && !(last.nodeType === 3 && /\s$/.test(last.nodeValue ?? ''))) kept.push(body.ownerDocument.createTextNode(' '));
+          const block = BLOCK_BOXES.has((n as Element).localName);
+          if (block && last && !(last.nodeType === 3 && /\s$/.test(last.nodeValue ?? ''))) kept.push(body.ownerDocument.createTextNode(' '));
         } else kept.push(n);
       }
       // From the front: each removal is then cheap in jsdom too (it indexes the removed child).
