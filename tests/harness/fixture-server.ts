@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { BAD_PAGES } from './bad-pages';
 import { FIXTURES_DIR } from './fixtures';
 
 export { FIXTURES_DIR };
@@ -155,6 +156,9 @@ export class FixtureServer {
     const url = new URL(req.url ?? '/', 'http://x');
     const route = ROUTES[url.pathname];
     if (route) return route(req, res);
+    // The generated bad-input pages (tests/harness/bad-pages.ts); the frameset's frames are files.
+    const bad = /^\/bad-input\/([\w-]+)\.html$/.exec(url.pathname)?.[1];
+    if (bad && BAD_PAGES[bad]) return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(BAD_PAGES[bad]());
     const file = path.resolve(FIXTURES_DIR, decodeURIComponent(url.pathname.slice(1) || 'index.html'));
     if (!file.startsWith(FIXTURES_DIR + path.sep)) return void res.writeHead(403).end('forbidden');
     try {
