@@ -13,11 +13,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { JSDOM, VirtualConsole } from 'jsdom';
-import { build } from 'vite';
 import { extractPage, type ExtractResult } from '../lib/extract';
 import { FIXTURES_DIR } from '../tests/harness/fixtures';
 import { BAD_PAGES, fillFramesetInJsdom } from '../tests/harness/bad-pages';
-import { launchBenchBrowser, offlinePage } from './offline-browser';
+import { bundleReader, launchBenchBrowser, offlinePage } from './offline-browser';
 
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
@@ -51,22 +50,6 @@ function inJsdom(name: string, html: string): Outcome {
   return { ms: performance.now() - t0, result, console: lines, stages };
 }
 
-async function bundleReader(): Promise<string> {
-  const entry = 'virtual:pagewright-reader';
-  const out = await build({
-    configFile: false,
-    logLevel: 'silent',
-    plugins: [{
-      name: 'pagewright-reader-entry',
-      resolveId: (id) => (id === entry ? `\0${entry}` : null),
-      load: (id) => (id === `\0${entry}` ? `import script from ${JSON.stringify(path.resolve('entrypoints/page-reader.ts'))}; script.main();` : null),
-    }],
-    build: { write: false, minify: true, rollupOptions: { input: entry, output: { format: 'iife' } } },
-  });
-  const [result] = Array.isArray(out) ? out : [out];
-  if (!result || !('output' in result)) throw new Error('no bundle for page-reader');
-  return result.output[0].code;
-}
 
 async function inBrowser(firefox: boolean): Promise<Map<string, Outcome>> {
   const reader = await bundleReader();

@@ -38,14 +38,13 @@
  * it, a built reader older than its sources is reported.
  */
 import { READABILITY_DIR } from '../tests/harness/fixtures';
-import { launchBenchBrowser, offlinePage } from './offline-browser';
+import { bundleReader, launchBenchBrowser, offlinePage } from './offline-browser';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { execSync, spawnSync } from 'node:child_process';
 import { JSDOM, VirtualConsole } from 'jsdom';
-import { build } from 'vite';
 import { ANNOTATION_RE, extractPage, stripAnnotations, type ExtractResult } from '../lib/extract';
 import { CONTROLS_HEADER } from '../lib/extract/controls';
 import { estimateTokens } from '../lib/agent/token-estimate';
@@ -281,23 +280,6 @@ function runNode(list: Page[]): void {
 
 // ---------- Chromium ----------
 
-/** page-reader.js as `wxt build` makes it (an IIFE that installs window.__pagewrightReadPage), from the current sources. */
-async function bundleReader(): Promise<string> {
-  const entry = 'virtual:pagewright-reader';
-  const out = await build({
-    configFile: false,
-    logLevel: 'silent',
-    plugins: [{
-      name: 'pagewright-reader-entry',
-      resolveId: (id) => (id === entry ? `\0${entry}` : null),
-      load: (id) => (id === `\0${entry}` ? `import script from ${JSON.stringify(READER_ENTRY)}; script.main();` : null),
-    }],
-    build: { write: false, minify: true, rollupOptions: { input: entry, output: { format: 'iife' } } },
-  });
-  const [result] = Array.isArray(out) ? out : [out];
-  if (!result || !('output' in result)) throw new Error('no bundle for page-reader');
-  return result.output[0].code;
-}
 
 async function loadReader(): Promise<string> {
   if (flag('--source')) return bundleReader();

@@ -2,7 +2,9 @@
  * For the benchmarks that run our code in a plain page: a headless browser from Debian's
  * packages whose pages reach nothing but the local server (the network is never touched).
  */
+import path from 'node:path';
 import { launch, type Browser, type Page } from 'puppeteer-core';
+import { build } from 'vite';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
@@ -28,4 +30,25 @@ export async function offlinePage(browser: Browser, origin: string): Promise<Pag
   });
   page.on('dialog', (d) => void d.dismiss());
   return page;
+}
+
+/**
+ * page-reader.js as `wxt build` makes it (an IIFE that installs window.__pagewrightReadPage), from
+ * the current sources: bundled in memory by Vite, minified the same way.
+ */
+export async function bundleReader(): Promise<string> {
+  const entry = 'virtual:pagewright-reader';
+  const out = await build({
+    configFile: false,
+    logLevel: 'silent',
+    plugins: [{
+      name: 'pagewright-reader-entry',
+      resolveId: (id) => (id === entry ? `\0${entry}` : null),
+      load: (id) => (id === `\0${entry}` ? `import script from ${JSON.stringify(path.resolve('entrypoints/page-reader.ts'))}; script.main();` : null),
+    }],
+    build: { write: false, minify: true, rollupOptions: { input: entry, output: { format: 'iife' } } },
+  });
+  const [result] = Array.isArray(out) ? out : [out];
+  if (!result || !('output' in result)) throw new Error('no bundle for page-reader');
+  return result.output[0].code;
 }
