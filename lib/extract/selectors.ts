@@ -6,7 +6,8 @@ import { ExtractError } from './errors';
  */
 export const SELECTOR_NOTE =
   'Each {selector} matches exactly one element via document.querySelector(selector); ' +
-  '"A >>> B" means: find A, then B inside A\'s open shadow root (or inside A\'s document when A is a same-origin iframe), chains allowed.';
+  '"A >>> B" means: find A, then B inside A\'s open shadow root (or inside A\'s document when A is a same-origin iframe), chains allowed. ' +
+  '[pw="N"] is a handle the reader put on the element; if the page re-renders it, the handle goes with it: read the page again.';
 
 /**
  * Links carry no selector (they are most of a page's annotations): their URL is what following them
@@ -145,24 +146,36 @@ const TEST_ID_ATTRS = ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'd
 const OFTEN_UNIQUE_TAGS = new Set(['main', 'nav', 'header', 'footer', 'aside', 'form', 'h1', 'search', 'dialog', 'textarea', 'select', 'iframe', 'article']);
 
 /**
+ * The attribute the reader stamps on an element that has no short selector of its own, so that
+ * `[pw="17"]` names it: a six-token handle instead of a structural chain that cost dozens
+ * (`#full-header > div > div > header > … > li:nth-of-type(1) > a`). It is the only thing reading
+ * a page leaves on it (README, "What reading a page leaves behind"). A re-render that replaces the
+ * element drops the stamp with it: the selector then matches nothing, and the model reads again.
+ */
+export const STAMP_ATTR = 'pw';
+
+/**
  * Builds short, stable selectors that match exactly one element at reading time: #id, then test ids,
- * tag[name], [aria-label], a few more attributes, then a :nth-of-type chain anchored at the nearest
- * ancestor that has one of the first. Candidates are counted from per-attribute tallies (one
- * querySelectorAll per attribute and tree, not one per guess); the chosen selector is then checked,
- * and the next candidate is tried if that check fails (e.g. quirks-mode case folding).
+ * a stamp an earlier read left, tag[name], [aria-label], a few more attributes, the same scoped
+ * under the nearest ancestor that has one of the first, and when none names the element alone, a
+ * stamp (STAMP_ATTR). Candidates are counted from per-attribute tallies (one querySelectorAll per
+ * attribute and tree, not one per guess); the chosen selector is then checked, and the next
+ * candidate is tried if that check fails (e.g. quirks-mode case folding).
  *
- * Selectors unique by construction — a tallied attribute value that occurs once, a child chain from a
- * unique anchor whose every step is unique among its siblings — are checked with matches() (one
- * element) rather than querySelectorAll (the whole tree), except in quirks mode where the tallies
- * can be wrong; #id and the guesses only querySelectorAll can confirm (shortened chains) are checked
- * with it. On a huge tree (over EXHAUSTIVE_LIMIT elements: a 5 MB page has ~100k) each
- * querySelectorAll walks the whole tree, and thousands of them took 13 s: there the guesses are
- * not tried, and matches() is trusted in quirks mode too; #id is still checked (cheap).
+ * Attribute selectors come before a stamp because they survive a re-render (a framework that
+ * replaces a form still names its field input[name="email"]); a stamp does not.
+ *
+ * Selectors unique by construction — a tallied attribute value that occurs once, a stamp — are
+ * checked with matches() (one element) rather than querySelectorAll (the whole tree), except in
+ * quirks mode where the tallies can be wrong; #id and the scoped guesses only querySelectorAll can
+ * confirm. On a huge tree (over EXHAUSTIVE_LIMIT elements: a 5 MB page has ~100k) each
+ * querySelectorAll walks the whole tree, and thousands of them took 13 s: there the scoped guesses
+ * are not tried, and matches() is trusted in quirks mode too; #id is still checked (cheap).
  */
 export class SelectorBuilder {
   private readonly cache = new Map<Element, string | null>();
   private readonly anchors = new Map<Element, string | null>();
-  private readonly typeIndex = new Map<ParentNode, Map<Element, string>>();
+  private readonly nextStamp = new Map<Scope, number>();
   private readonly frames = new Map<Document, Element>();
   private readonly tallies = new Map<Scope, Map<string, Map<string, number>>>();
   private readonly sizes = new Map<Scope, number>();
@@ -174,12 +187,15 @@ export class SelectorBuilder {
     this.frames.set(frameDoc, iframe);
   }
 
-  /** The full selector for `el` (with ">>>" steps when it lives in a shadow root or a frame), or null. */
-  selectorFor(el: Element): string | null {
+  /**
+   * The full selector for `el` (with ">>>" steps when it lives in a shadow root or a frame), or null.
+   * `stamp` false: only a selector the page's own attributes give (null rather than a new stamp).
+   */
+  selectorFor(el: Element, stamp = true): string | null {
     if (this.cache.has(el)) return this.cache.get(el)!;
     let result: string | null = null;
     const root = el.getRootNode();
-    const local = isScope(root) ? this.local(el, root) : null;
+    const local = isScope(root) ? this.local(el, root, stamp) : null;
     if (local && isScope(root)) {
       const host = hostOf(root, this.doc, this.frames);
       if (host === undefined) result = local;
@@ -188,7 +204,7 @@ export class SelectorBuilder {
         result = prefix ? `${prefix} ${CHAIN} ${local}` : null;
       }
     }
-    this.cache.set(el, result);
+    if (result !== null || stamp) this.cache.set(el, result);
     return result;
   }
 
@@ -213,45 +229,45 @@ export class SelectorBuilder {
     return unique(scope, selector, el);
   }
 
-  private local(el: Element, scope: Scope): string | null {
-    const candidates = ownCandidates(el);
+  private local(el: Element, scope: Scope, stamp: boolean): string | null {
+    // A candidate longer than MAX_SELECTOR costs more tokens than the stamp that replaces it.
+    const candidates = ownCandidates(el).filter((c) => c.sel.length <= MAX_SELECTOR);
     for (const c of candidates) if (this.count(scope, c) === 1 && this.check(scope, c.sel, el, c.attr !== 'id')) return c.sel;
 
     // Duplicated attributes (two forms with input[name="email"]) are often unique under an anchor.
     const anchor = this.nearestAnchor(el, scope);
     if (anchor && this.exhaustive(scope)) {
       for (const c of candidates.slice(0, 2)) {
-        if (c.attr === 'id') continue;
+        if (c.attr === 'id' || c.attr === STAMP_ATTR) continue;
         const scoped = `${anchor.selector} ${c.sel}`;
-        if (unique(scope, scoped, el)) return scoped;
+        if (scoped.length <= MAX_SELECTOR && unique(scope, scoped, el)) return scoped;
       }
     }
+    return stamp ? this.stamp(el, scope) : null;
+  }
 
-    // A chain of child steps from a unique anchor, each step unique among its siblings.
-    const steps: string[] = [];
-    let anchored = false;
-    for (let cur: Element = el; ; ) {
-      steps.push(this.step(cur));
-      const parent = cur.parentElement;
-      if (!parent) break; // the top of a shadow tree: an unanchored chain, only querySelectorAll can tell
-      const a = parent === anchor?.element ? anchor.selector : this.anchorOf(parent, scope);
-      if (a) {
-        steps.push(a);
-        anchored = true;
-        break;
-      }
-      cur = parent;
-    }
-    steps.reverse();
-    // Shorter when the last few steps already say it: "#main h2:nth-of-type(3)" rather than every level.
-    if (steps.length > 3 && this.exhaustive(scope)) {
-      for (let k = 1; k <= 3 && k < steps.length - 2; k++) {
-        const short = `${steps[0]} ${steps.slice(-k).join(' > ')}`;
-        if (unique(scope, short, el)) return short;
+  /**
+   * Names `el` by a new stamp: the next number no element of `scope` carries (stamps of earlier
+   * reads are kept, so a page read twice gives the same selectors). A stamp that a copy of its
+   * element shares (a page cloned a stamped node) is replaced.
+   */
+  private stamp(el: Element, scope: Scope): string {
+    let next = this.nextStamp.get(scope);
+    if (next === undefined) {
+      next = 1;
+      for (const e of Array.from(scope.querySelectorAll(`[${STAMP_ATTR}]`))) {
+        const n = Number(e.getAttribute(STAMP_ATTR));
+        if (Number.isSafeInteger(n) && n >= next) next = n + 1;
       }
     }
-    const structural = steps.join(' > ');
-    return this.check(scope, structural, el, anchored) ? structural : null;
+    this.nextStamp.set(scope, next + 1);
+    const value = String(next);
+    const tally = this.tallies.get(scope)?.get(STAMP_ATTR);
+    const old = el.getAttribute(STAMP_ATTR);
+    if (tally && old !== null) tally.set(old, (tally.get(old) ?? 1) - 1);
+    tally?.set(value, 1);
+    el.setAttribute(STAMP_ATTR, value);
+    return stampSelector(value);
   }
 
   /**
@@ -320,27 +336,6 @@ export class SelectorBuilder {
     this.anchors.set(el, result);
     return result;
   }
-
-  /** `tag` or `tag:nth-of-type(k)` among its siblings (cached per parent: long lists stay linear). */
-  private step(el: Element): string {
-    const parent: ParentNode | null = el.parentNode;
-    if (!parent) return cssEscape(el.localName);
-    let index = this.typeIndex.get(parent);
-    if (!index) {
-      index = new Map();
-      const counts = new Map<string, number>();
-      for (const child of Array.from(parent.children)) counts.set(child.localName, (counts.get(child.localName) ?? 0) + 1);
-      const seen = new Map<string, number>();
-      for (const child of Array.from(parent.children)) {
-        const k = (seen.get(child.localName) ?? 0) + 1;
-        seen.set(child.localName, k);
-        const t = cssEscape(child.localName);
-        index.set(child, counts.get(child.localName)! > 1 ? `${t}:nth-of-type(${k})` : t);
-      }
-      this.typeIndex.set(parent, index);
-    }
-    return index.get(el) ?? cssEscape(el.localName);
-  }
 }
 
 interface Candidate {
@@ -362,6 +357,8 @@ function ownCandidates(el: Element): Candidate[] {
     const v = el.getAttribute(attr);
     if (v) out.push({ sel: `[${attr}=${cssString(v)}]`, attr, value: v });
   }
+  const stamp = el.getAttribute(STAMP_ATTR);
+  if (stamp && /^\d+$/.test(stamp)) out.push({ sel: stampSelector(stamp), attr: STAMP_ATTR, value: stamp });
   const name = el.getAttribute('name');
   if (name) out.push({ sel: `${t}[name=${cssString(name)}]`, attr: 'name', value: name, tag });
   const label = el.getAttribute('aria-label');
@@ -390,6 +387,15 @@ function ownCandidates(el: Element): Candidate[] {
 }
 
 const MAX_CLASSES = 3;
+/**
+ * Characters past which a selector costs more tokens than a stamp (`[pw="17"]`, 6 tokens with its
+ * braces): `#aclu-social-signup-form--2`, `#fm-search button[type="submit"]` cost 9–11.
+ */
+const MAX_SELECTOR = 28;
+
+function stampSelector(value: string): string {
+  return `[${STAMP_ATTR}="${value}"]`;
+}
 const STATE_CLASS = /^(?:is-|has-|js-)|^(?:active|selected|open|opened|closed|hidden|visible|show|shown|focus|focused|hover|disabled|current|collapsed|expanded|in|fade|loaded|loading)$/i;
 
 /** Classes that name what a thing is (not a state, not a build hash or a utility), safe to select by. */

@@ -71,12 +71,46 @@ describe('selectors', () => {
     expect(selectorOf(doc, doc.querySelector('input')!)).toBe('input[name="say \\"hi\\""]');
   });
 
-  it('falls back to a :nth-of-type chain anchored at the nearest usable id', () => {
+  it('stamps an element nothing else names alone, and reuses the stamp on the next read', () => {
     const doc = page('<div id="toolbar"><span><button>A</button><button>B</button></span><span><button>C</button></span></div>');
     const b = doc.querySelectorAll('button')[1]!;
     const sel = selectorOf(doc, b);
-    expect(sel.startsWith('#toolbar')).toBe(true);
-    expect(sel).toContain('button:nth-of-type(2)');
+    expect(sel).toBe('[pw="1"]');
+    expect(b.getAttribute('pw')).toBe('1');
+    // A second read (a new builder) finds the stamp and gives the same selector, adding nothing.
+    expect(selectorOf(doc, b)).toBe(sel);
+    expect(doc.querySelectorAll('[pw]')).toHaveLength(1);
+    expect(selectorOf(doc, doc.querySelectorAll('button')[2]!)).toBe('[pw="2"]');
+  });
+
+  it('never hands out a stamp two elements carry: numbers the page uses are skipped, a cloned stamp replaced', () => {
+    const doc = page('<p pw="7">page\'s own</p><p pw="x">other</p><ul><li>one</li><li>two</li></ul>');
+    const [one, two] = Array.from(doc.querySelectorAll('li'));
+    expect(selectorOf(doc, one!)).toBe('[pw="8"]');
+    // The page clones the stamped item: the stamp is now on two elements.
+    one!.parentElement!.append(one!.cloneNode(true));
+    const builder = new SelectorBuilder(doc);
+    const again = builder.selectorFor(one!)!;
+    expect(again).not.toBe('[pw="8"]');
+    expect(doc.querySelectorAll(again)).toHaveLength(1);
+    expect(resolveSelector(doc, again)).toBe(one);
+    const clone = doc.querySelectorAll('li')[2]!;
+    expect(resolveSelector(doc, builder.selectorFor(clone)!)).toBe(clone);
+    expect(resolveSelector(doc, builder.selectorFor(two!)!)).toBe(two);
+  });
+
+  it('stamps inside a shadow root, addressed through its host', () => {
+    const doc = page('<x-list id="l"></x-list>');
+    const root = doc.getElementById('l')!.attachShadow({ mode: 'open' });
+    root.innerHTML = '<button>1</button><button>2</button>';
+    const sel = selectorOf(doc, root.querySelectorAll('button')[1]!);
+    expect(sel).toBe('#l >>> [pw="1"]');
+  });
+
+  it('prefers a stamp to a selector that costs more tokens than one', () => {
+    const doc = page('<div><button class="page-search__search-button-wide">Go</button><form id="newsletter-signup-form-footer-2"></form><form></form></div>');
+    expect(selectorOf(doc, doc.querySelector('button')!)).toBe('[pw="1"]');
+    expect(selectorOf(doc, doc.querySelector('form')!)).toBe('[pw="2"]');
   });
 
   it('gives elements with duplicate names distinct selectors', () => {
