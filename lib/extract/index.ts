@@ -7,7 +7,8 @@
  *      ▲                  (hidden dropped, shadow roots  (Readability,                (annotations read the
  *      └───────────────── and same-origin frames inlined)  Defuddle, boilerplate)      live elements by ref)
  *
- * Nothing here writes to the live DOM: all edits happen on copies.
+ * All edits happen on copies; the one write to the live DOM is the `pw` stamp (selectors.ts, STAMP_ATTR)
+ * on elements that no short selector names alone.
  */
 import { formatRegion } from './annotate';
 import { mainContent } from './content';

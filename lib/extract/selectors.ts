@@ -389,7 +389,7 @@ function ownCandidates(el: Element): Candidate[] {
 const MAX_CLASSES = 3;
 /**
  * Characters past which a selector costs more tokens than a stamp (`[pw="17"]`, 6 tokens with its
- * braces): `#aclu-social-signup-form--2`, `#fm-search button[type="submit"]` cost 9–11.
+ * braces): `#search-api-page-search-form-search-aclu`, `#fm-search button[type="submit"]` cost 9–11.
  */
 const MAX_SELECTOR = 28;
 
