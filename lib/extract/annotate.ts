@@ -29,7 +29,8 @@ import type { ControlInfo } from './interactive';
 export const ANNOTATION_NOTE =
   'Markdown annotated for acting on the page: a {selector} follows headings and region lines such as [form "Sign in" {#login}]; ' +
   'controls read [kind "label" = "current value" states {selector}], e.g. [checkbox "Remember me" checked {#remember}] ' +
-  '(passwords show as ••••); after "[page controls]" come the forms and buttons outside the main content.';
+  '(passwords show as ••••); after "[page controls]" come the controls outside the main content, in short beside an article ' +
+  '(a form with several fields is one line: read its selector for them; "[+N more {body}]" counts what reading the body shows).';
 
 /** One annotation: an unescaped `{…}` (quoted strings inside may hold braces). */
 export const ANNOTATION_RE = /(?<!\\) ?\{(?:"(?:[^"\\\n]|\\.)*"|[^{}"\n])+\}/g;
@@ -50,6 +51,8 @@ export function formatControl(info: ControlInfo, selector: string | null): strin
   parts.push(...info.states);
   if (info.options?.labels.length) {
     parts.push(`options: ${info.options.labels.map(quote).join(', ')}${info.options.more ? `, +${info.options.more} more` : ''}`);
+  } else if (info.options?.more) {
+    parts.push(`${info.options.more} options`); // listed in short (page controls): reading it with its selector lists them
   }
   if (selector) parts.push(annotation(selector));
   return `[${parts.join(' ')}]`;

@@ -131,7 +131,7 @@ function readPage(url: string, ctx: RenderContext, limit: number, annotate: bool
     const note = asideNote(snap, ctx);
     if (note) tail.push(note);
   }
-  const controls = annotate ? pageControls(snap.refs, ctx) : '';
+  const controls = annotate ? pageControls(snap.refs, ctx, { mode: main.by === 'page' ? 'page' : 'article', contentRoot: main.liveRoot }) : '';
   if (controls) tail.push(controls);
   lap('controls');
   if (tail.length) content = content ? `${content}\n\n---\n\n${tail.join('\n')}` : tail.join('\n');

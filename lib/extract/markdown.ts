@@ -244,6 +244,11 @@ export function createRenderer(ctx: RenderContext): Renderer {
       if (l) ctx.emitted.add(l);
       const sel = l && !inTop ? selector(l) : null;
       const url = displayUrl(href, ctx);
+      // A jump within the page (a table of contents, a footnote mark: Wikipedia's [[3]](#cite_note-3))
+      // is its text: there is nothing to fetch, and its target carries the id as its own selector.
+      // 1.4% of the tokens sent on the Readability pages. A fragment nothing on the page answers to
+      // is a script's (a tab, a toggle) and stays a link.
+      if (inTop && url.startsWith('#') && fragmentTarget(ctx.doc, url)) return text;
       // A link whose text is its URL says it once: <https://…>.
       const link = text.replace(/\\(.)/g, '$1') === url && /^[a-z][\w+.-]*:\/\/[^\s<>]+$/i.test(url) ? `<${url}>` : `[${text}](${destination(url)})`;
       return `${link}${sel ? ` ${annotation(sel)}` : ''}`;
@@ -359,6 +364,18 @@ function addTableRules(service: TurndownService): void {
  * `#id`, tracking parameters left out (see withoutTracking): links are most of a page's tokens.
  * Same origin means scheme, host and port: an http: link on an https: page stays absolute.
  */
+/** The element a same-page `#fragment` scrolls to (by id, or an old-style <a name>), if any. */
+function fragmentTarget(doc: Document, fragment: string): Element | null {
+  let id = fragment.slice(1);
+  if (!id) return null;
+  try {
+    id = decodeURIComponent(id);
+  } catch {
+    // a malformed escape: the id as written
+  }
+  return doc.getElementById(id) ?? doc.getElementsByName(id)[0] ?? null;
+}
+
 export function displayUrl(href: string, ctx: Pick<RenderContext, 'pageUrl' | 'baseUrl'>): string {
   // Fast paths (a page has hundreds of links): a fragment, a root-relative path against a base on
   // the page's origin, an absolute URL on the page's origin. The lookup resolves them as a.href does.

@@ -8,7 +8,8 @@ import { restrictedPageReason } from './url-policy';
 /** How to use the annotations: said here, not in the system prompt, because sub-agents read pages too. */
 export const SELECTOR_HELP =
   'Markdown where headings, landmarks, buttons and fields end in {css-selector}, unique when read ("A >>> B": B in A\'s shadow ' +
-  'root or iframe). Links have none: find them by href. "[page controls]" lists controls outside the main text.';
+  'root or iframe). Links have none: find them by href. "[page controls]" sums up the controls outside the main text: ' +
+  'read a [form "…" {sel}] line\'s selector for its fields, and "[+N more {body}]" means the rest are there.';
 
 const maxLength = v.pipe(
   v.number('must be a number of characters'),

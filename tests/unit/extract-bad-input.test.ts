@@ -111,7 +111,7 @@ describe('bad input', () => {
 
   it('ruby in a control name reads as its base text too', () => {
     const doc = load(`<main><h1>Words</h1>${'<p>Prose around the dictionary links, enough of it for the page to have an article.</p>'.repeat(8)}<p><button type="button"><ruby>辞書<rt>じしょ</rt></ruby>を見る</button></p></main>`);
-    expect(extractPage(doc).content).toMatch(/\[button "辞書を見る" \{[^}]+\}\]/);
+    expect(extractPage(doc, { selector: 'p:last-of-type' }).content).toMatch(/\[button "辞書を見る" \{[^}]+\}\]/);
   });
 });
 

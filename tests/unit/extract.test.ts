@@ -67,7 +67,8 @@ describe('extractPage', () => {
     // javascript: links into their text.)
     expect(r.content).toContain('[link "Share" {a[href="#"]}]');
     const controls = r.content.slice(r.content.indexOf(CONTROLS_HEADER));
-    expect(controls).toContain('[form {#search}]');
+    // Beside an article, in short: a search box is its field; a sign-in form is shown whole.
+    expect(controls).not.toContain('[form {#search}]');
     expect(controls).toContain('[input search "Search news" {input[name="q"]}]');
     expect(controls).toContain('[form {#login}]');
     expect(controls).toContain('[input email "Email" {input[name="email"]}]');
@@ -205,6 +206,19 @@ describe('extractPage', () => {
     // A copy served from elsewhere, read as if at its real address.
     const copy = page(`<main><h1>Links</h1>${paragraphs(8)}${links}</main>`, '', 'http://127.0.0.1:8080/copy/page.html');
     expect(extractPage(copy, { url: 'https://news.example/2024/story' }).content).toContain('[A](/2024/docs/a) [Notes](#notes) [B](/b?c=1#d)');
+  });
+
+  it('writes a jump within the page as its text: the target heading carries the id', () => {
+    const body = `<main><h1>Contents</h1><p><a href="#part-two">Part two</a>, a note<sup><a href="#cite_note-3">[3]</a></sup> and a <a href="#tab-b">tab</a>.</p>
+      ${paragraphs(8)}<h2 id="part-two">Part two</h2>${paragraphs(2)}<ol><li id="cite_note-3">The note.</li></ol><p><a name="old">Old anchor</a> <a href="#old">to it</a></p></main>`;
+    const md = extractPage(page(body)).content;
+    expect(md).toContain('Part two, a note');
+    expect(md).not.toContain('](#part-two)');
+    expect(md).not.toContain('](#cite_note-3)');
+    expect(md).toContain('## Part two {#part-two}');
+    expect(md).not.toContain('](#old)');
+    // Nothing on the page is #tab-b: a script handles it, and it stays a link.
+    expect(md).toContain('[tab](#tab-b)');
   });
 
   it('escapes literal braces in page text', () => {
