@@ -146,9 +146,10 @@ export function createRenderer(ctx: RenderContext): Renderer {
     filter: 'img',
     replacement: (_content, node) => {
       const alt = normalize(node.getAttribute('alt') ?? '');
-      const src = node.getAttribute('src') ?? '';
-      // Nor the lead image that only repeats the page title (the result has the title).
-      if (!alt || (ctx.title && alt.length >= 15 && ctx.title.includes(alt))) return '';
+      const src = imageSource(node);
+      // Nor the lead image that only repeats the page title (the result has the title), nor one
+      // whose "alternative" is its file name (a CMS's default: "performance.jpg", "IMG_0042.JPG").
+      if (!alt || (ctx.title && alt.length >= 15 && ctx.title.includes(alt)) || FILE_NAME.test(alt)) return '';
       // In a link (a thumbnail), the alt is the link's text; the picture's URL adds nothing.
       if (!src || /^data:/i.test(src) || node.closest('a')) return service.escape(alt);
       return `![${service.escape(alt)}](${destination(displayUrl(src, ctx))})`;
@@ -364,6 +365,26 @@ function addTableRules(service: TurndownService): void {
  * `#id`, tracking parameters left out (see withoutTracking): links are most of a page's tokens.
  * Same origin means scheme, host and port: an http: link on an https: page stays absolute.
  */
+/** An image's alt text that is only a file name. */
+const FILE_NAME = /^[\w@~%+-]+(?:[ .][\w@~%+-]+)*\.(?:jpe?g|png|gif|webp|avif|svg|bmp|tiff?|heic)$/i;
+/** Where lazy loaders keep the real picture until the image scrolls into view. */
+const LAZY_SRC = ['data-src', 'data-lazy-src', 'data-original', 'data-lazy', 'data-url', 'data-hi-res-src'];
+
+/**
+ * The picture's URL: its src, or, while a lazy loader still shows a placeholder (none, or a data:
+ * pixel), the URL it will load (data-src and kin, else the first srcset candidate).
+ */
+function imageSource(img: Element): string {
+  const src = img.getAttribute('src')?.trim() ?? '';
+  if (src && !/^data:/i.test(src)) return src;
+  for (const name of LAZY_SRC) {
+    const lazy = img.getAttribute(name)?.trim();
+    if (lazy && !/^data:/i.test(lazy)) return lazy;
+  }
+  const set = (img.getAttribute('srcset') ?? img.getAttribute('data-srcset'))?.trim().split(/\s+/)[0];
+  return set && !/^data:/i.test(set) ? set : src;
+}
+
 /** The element a same-page `#fragment` scrolls to (by id, or an old-style <a name>), if any. */
 function fragmentTarget(doc: Document, fragment: string): Element | null {
   let id = fragment.slice(1);

@@ -221,6 +221,20 @@ describe('extractPage', () => {
     expect(md).toContain('[tab](#tab-b)');
   });
 
+  it('shows a lazy-loaded picture at the URL it will load, and no picture whose alt is its file name', () => {
+    const body = `<main><h1>Pictures</h1>${paragraphs(8)}
+      <img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" data-src="/img/chart.png" alt="Sales by year">
+      <img data-lazy-src="https://cdn.example/map.jpg" alt="Route map">
+      <img srcset="/img/a-480.jpg 480w, /img/a-960.jpg 960w" alt="The harbour">
+      <img src="/img/x.jpg" alt="IMG_0042.JPG"><img data-src="/img/y.jpg" alt="performance.jpg"></main>`;
+    const md = extractPage(page(body)).content;
+    expect(md).toContain('![Sales by year](/img/chart.png)');
+    expect(md).toContain('![Route map](https://cdn.example/map.jpg)');
+    expect(md).toContain('![The harbour](/img/a-480.jpg)');
+    expect(md).not.toContain('IMG_0042');
+    expect(md).not.toContain('performance.jpg');
+  });
+
   it('escapes literal braces in page text', () => {
     const md = extractPage(page(`<main><h1>Templates</h1>${paragraphs(8)}<p>Write {name} in the template.</p></main>`)).content;
     expect(md).toContain('Write \\{name\\} in the template.');
