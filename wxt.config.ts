@@ -71,6 +71,8 @@ export default defineConfig({
       ...(browser === 'firefox' ? [] : ['userScripts']),
       // Chrome: the offscreen document hosts the sandbox page (the service worker has no DOM).
       ...(browser === 'firefox' ? [] : ['offscreen']),
+      // Chrome: the chat in the side panel (entrypoints/sidepanel). Firefox's sidebar needs none.
+      ...(browser === 'firefox' ? [] : ['sidePanel']),
     ],
     host_permissions: ['<all_urls>'],
     action: { default_title: '__MSG_extName__' },

@@ -1000,3 +1000,52 @@ describe('accessibility', () => {
     }
   });
 });
+
+describe('hosts: popup and side panel', () => {
+  test('focus stays in the composer after Send (which becomes Stop) and returns there after Stop', async () => {
+    const { client } = await mountChat();
+    await messageBox().fill('Book a table');
+    await button('Send').click();
+    await vi.waitFor(() => expect(client.callsOf('send')).toEqual([['c1', 'Book a table']]));
+    await client.emit({ type: 'run', run: run('running') });
+    await expect.element(button('Stop')).toBeInTheDocument();
+    expect(document.activeElement).toBe(messageBox().element());
+    await button('Stop').click();
+    await vi.waitFor(() => expect(client.callsOf('stop')).toEqual([['c1']]));
+    await client.emit({ type: 'run', run: run('stopped') });
+    await expect.element(button('Send')).toBeInTheDocument();
+    expect(document.activeElement).toBe(messageBox().element());
+  });
+
+  test('the popup offers the side panel and hands it the conversation on screen; the panel does not', async () => {
+    const client = new FakeClient();
+    client.conversations = [summary('c1', 'Trip plan')];
+    const opened: (string | undefined)[] = [];
+    await render(Chat, { client, host: 'popup', onopenpanel: (id: string | undefined) => opened.push(id) });
+    await vi.waitFor(() => expect(client.current?.id).toBe('c1'));
+    await client.emit(snapshot('c1', { title: 'Trip plan' }));
+    await button('Open in side panel').click();
+    expect(opened).toEqual(['c1']);
+    document.body.innerHTML = '';
+    await render(Chat, { client, host: 'panel' });
+    await expect.element(messageBox()).toBeInTheDocument();
+    expect(document.querySelector('[data-action="open-panel"]')).toBeNull();
+    expect(document.querySelector('.chat')?.getAttribute('data-host')).toBe('panel');
+  });
+
+  test('a handoff opens a new chat with the message prefilled, for the user to complete, never sent by itself', async () => {
+    const client = new FakeClient();
+    client.conversations = [summary('c1', 'Trip plan')];
+    const screen = await render(Chat, { client, host: 'panel' });
+    await vi.waitFor(() => expect(client.current?.id).toBe('c1'));
+    await client.emit(snapshot('c1', { title: 'Trip plan' }));
+    (screen.component as unknown as { handoff(h: { draft?: string; conversationId?: string }): void }).handoff({ draft: 'About this page: https://a.example/\n\n' });
+    await expect.element(messageBox()).toHaveValue('About this page: https://a.example/\n\n');
+    expect(document.activeElement).toBe(messageBox().element());
+    await expect.element(page.getByRole('heading', { name: 'New chat' })).toBeInTheDocument();
+    expect(client.callsOf('send')).toEqual([]);
+    // A handoff naming a conversation attaches to it.
+    (screen.component as unknown as { handoff(h: { conversationId?: string }): void }).handoff({ conversationId: 'c2' });
+    await vi.waitFor(() => expect(client.current?.id).toBe('c2'));
+  });
+});

@@ -16,8 +16,8 @@ export interface ExtensionBrowser {
   name: BrowserName;
   browser: Browser;
   origin: string;
-  /** Opens an extension page (popup.html, options.html) in a tab at the popup's real size. */
-  open(page: string, size?: { width: number; height: number }): Promise<Page>;
+  /** Opens an extension page (popup.html, options.html) in a tab at the popup's real size, or in a window of its own. */
+  open(page: string, size?: { width: number; height: number }, where?: { window?: boolean }): Promise<Page>;
   /** Stops the background service worker through the DevTools protocol (Chromium only). */
   stopBackground(): Promise<void>;
   close(): Promise<void>;
@@ -70,8 +70,9 @@ export async function launchChromium({
       name: 'chromium',
       browser,
       origin,
-      async open(page, size = { width: 400, height: 600 }) {
-        const p = await browser.newPage();
+      async open(page, size = { width: 400, height: 600 }, where = {}) {
+        // A window of its own: what the side panel is beside the page (activating a tab never hides it).
+        const p = await browser.newPage(where.window ? { type: 'window' } : {});
         await p.setViewport(size);
         await p.goto(`${origin}/${page}`);
         return p;
@@ -128,8 +129,9 @@ async function launchFirefox(): Promise<ExtensionBrowser> {
       name: 'firefox',
       browser,
       origin,
-      async open(page, size = { width: 400, height: 600 }) {
-        const p = await browser.newPage();
+      async open(page, size = { width: 400, height: 600 }, where = {}) {
+        // A window of its own: what the side panel is beside the page (activating a tab never hides it).
+        const p = await browser.newPage(where.window ? { type: 'window' } : {});
         await p.setViewport(size);
         // Over BiDi, goto() on a moz-extension:// URL never resolves: start it and wait for content.
         void p.goto(`${origin}/${page}`).catch(() => {});

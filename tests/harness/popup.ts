@@ -5,6 +5,12 @@ import type { ExtensionBrowser } from './browsers';
 export class PopupPage {
   private constructor(readonly page: Page) {}
 
+  /** The chat in a page already open (the side panel's page in its own window). */
+  static async on(page: Page): Promise<PopupPage> {
+    await page.waitForSelector('textarea[aria-label="Message"]');
+    return new PopupPage(page);
+  }
+
   static async open(ext: ExtensionBrowser): Promise<PopupPage> {
     const page = await ext.open('popup.html');
     const popup = new PopupPage(page);

@@ -1,0 +1,5 @@
+import '../../assets/theme.css';
+import './sidepanel.css';
+import { mountChat } from '../../lib/ui/mount-chat';
+
+mountChat('panel');

@@ -1,0 +1,80 @@
+/**
+ * The chat beside the page: Chrome's side panel (chrome.sidePanel, MV3) and Firefox's sidebar
+ * (sidebarAction). Both mount the same Chat as the popup (entrypoints/sidepanel). Chosen once
+ * where it is created, from the build target.
+ *
+ * Both browsers open the panel only inside a user gesture (a click in the popup, a menu item, a
+ * keyboard command), and Firefox only when the call is made before anything is awaited: so
+ * `open` makes the browser call first, synchronously, and callers must not await before it.
+ */
+import { browser } from 'wxt/browser';
+
+export interface PanelAdapter {
+  /** Opens the panel in `windowId` (Chrome needs it; Firefox opens it in the current window). Call it first thing in the gesture. */
+  open(windowId?: number): Promise<void>;
+}
+
+interface ChromeSidePanel {
+  open(options: { windowId?: number; tabId?: number }): Promise<void>;
+}
+
+export function createPanelAdapter(firefox = !!import.meta.env.FIREFOX): PanelAdapter {
+  if (firefox) {
+    const sidebar = (browser as unknown as { sidebarAction?: { open(): Promise<void> } }).sidebarAction;
+    return {
+      open: () => (sidebar ? sidebar.open() : Promise.reject(new Error('This browser has no sidebar for extensions.'))),
+    };
+  }
+  const sidePanel = (globalThis as unknown as { chrome?: { sidePanel?: ChromeSidePanel } }).chrome?.sidePanel;
+  return {
+    // The window is known before the gesture (looking it up here would await, and lose it).
+    open: (windowId) => {
+      if (!sidePanel) return Promise.reject(new Error('This browser has no side panel for extensions.'));
+      if (windowId === undefined) return Promise.reject(new Error('Which window to open the side panel in is not known yet.'));
+      return sidePanel.open({ windowId });
+    },
+  };
+}
+
+/**
+ * What the panel should show when it opens: the conversation the popup had open, or a new chat
+ * with a message prefilled (the context menu's "Ask Pagewright about…"). Left in storage.session
+ * by whoever opens the panel, taken by the panel (at start, and while it is open), never kept
+ * past the browser session, and ignored once stale (a panel opened later from the toolbar shows
+ * the latest conversation, as the popup does).
+ */
+export interface PanelHandoff {
+  /** The conversation to attach to; absent: a new chat. */
+  conversationId?: string;
+  /** Text to put in the composer, for the user to complete and send (never sent by itself). */
+  draft?: string;
+  /** The window whose panel it is for (a handoff for another window's panel is left for it). */
+  windowId?: number;
+  at: number;
+}
+
+export const HANDOFF_KEY = 'pagewright:panel-handoff';
+/** A handoff older than this was for a panel that never opened. */
+export const HANDOFF_TTL_MS = 15_000;
+
+export function leaveHandoff(handoff: Omit<PanelHandoff, 'at'>): Promise<void> {
+  return browser.storage.session.set({ [HANDOFF_KEY]: { ...handoff, at: Date.now() } satisfies PanelHandoff });
+}
+
+/** Takes the handoff meant for this window's panel, if a fresh one is waiting. */
+export async function takeHandoff(windowId: number | undefined): Promise<PanelHandoff | undefined> {
+  const found = (await browser.storage.session.get(HANDOFF_KEY))[HANDOFF_KEY] as PanelHandoff | undefined;
+  if (!found || typeof found.at !== 'number' || Date.now() - found.at > HANDOFF_TTL_MS) return undefined;
+  if (found.windowId !== undefined && windowId !== undefined && found.windowId !== windowId) return undefined;
+  await browser.storage.session.remove(HANDOFF_KEY);
+  return found;
+}
+
+/** Calls `onHandoff` for each handoff left while the panel is open (a menu item used again). */
+export function watchHandoffs(windowId: number | undefined, onHandoff: (h: PanelHandoff) => void): () => void {
+  const listener = (changes: Record<string, { newValue?: unknown }>, area: string) => {
+    if (area === 'session' && changes[HANDOFF_KEY]?.newValue) void takeHandoff(windowId).then((h) => h && onHandoff(h));
+  };
+  browser.storage.onChanged.addListener(listener);
+  return () => browser.storage.onChanged.removeListener(listener);
+}
