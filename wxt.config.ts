@@ -73,9 +73,23 @@ export default defineConfig({
       ...(browser === 'firefox' ? [] : ['offscreen']),
       // Chrome: the chat in the side panel (entrypoints/sidepanel). Firefox's sidebar needs none.
       ...(browser === 'firefox' ? [] : ['sidePanel']),
+      // "Ask Pagewright about this page / the selection / this link / this image" (lib/browser/ask-menu.ts).
+      browser === 'firefox' ? 'menus' : 'contextMenus',
     ],
     host_permissions: ['<all_urls>'],
     action: { default_title: '__MSG_extName__' },
+    // Shortcuts the user can change: chrome://extensions/shortcuts, Firefox's add-ons page ⚙ →
+    // Manage Extension Shortcuts. Open the chat (the toolbar button), and the panel beside the page
+    // (Firefox toggles its sidebar itself; Chrome's command is handled in lib/browser/ask-menu.ts).
+    commands: {
+      [browser === 'firefox' && manifestVersion === 2 ? '_execute_browser_action' : '_execute_action']: {
+        suggested_key: { default: 'Alt+Shift+P' },
+        description: '__MSG_command_open_chat__',
+      },
+      ...(browser === 'firefox'
+        ? { _execute_sidebar_action: { suggested_key: { default: 'Alt+Shift+L' }, description: '__MSG_command_toggle_panel__' } }
+        : { 'toggle-panel': { suggested_key: { default: 'Alt+Shift+L' }, description: '__MSG_command_toggle_panel__' } }),
+    },
     // The sandbox (lib/sandbox). Chrome: the sandbox page may eval (and compile QuickJS's
     // WebAssembly) but reaches nothing on the network; its blob Workers inherit this policy.
     // Firefox MV2: QuickJS's WebAssembly needs 'wasm-unsafe-eval' (Firefox MV3 allows it).

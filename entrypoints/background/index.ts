@@ -5,7 +5,9 @@
  */
 import { defineBackground } from 'wxt/utils/define-background';
 import { createAdapters } from '../../lib/browser';
+import { registerAskMenu, type AskHandlers } from '../../lib/browser/ask-menu';
 import { registerDatabaseMessages } from '../../lib/browser/database-host';
+import { createPanelAdapter, OpenPanels } from '../../lib/browser/panel';
 import { registerSandboxMessages } from '../../lib/sandbox/background';
 import { registerProtocolHandlers } from './messages';
 import { serveRunEventPorts } from './run-events-port';
@@ -18,4 +20,12 @@ export default defineBackground(() => {
   serveRunEventPorts(services.ready.then(({ runs }) => runs));
   registerSandboxMessages(adapters.sandbox, adapters.sandboxForEngine);
   registerDatabaseMessages(adapters.database);
+  const panels = new OpenPanels().listen();
+  // Reachable as the browser reaches them (the e2e suite calls them with the browser's arguments).
+  globalThis.pagewrightHandlers = registerAskMenu(createPanelAdapter(!!import.meta.env.FIREFOX, panels));
 });
+
+declare global {
+  // eslint-disable-next-line no-var
+  var pagewrightHandlers: AskHandlers | undefined;
+}

@@ -7,33 +7,102 @@
  * keyboard command), and Firefox only when the call is made before anything is awaited: so
  * `open` makes the browser call first, synchronously, and callers must not await before it.
  */
-import { browser } from 'wxt/browser';
+import { browser, type Browser } from 'wxt/browser';
 
 export interface PanelAdapter {
   /** Opens the panel in `windowId` (Chrome needs it; Firefox opens it in the current window). Call it first thing in the gesture. */
   open(windowId?: number): Promise<void>;
+  /** Closes the window's panel when it is open, else opens it (the keyboard command). */
+  toggle(windowId?: number): Promise<void>;
+}
+
+/** The port each open panel keeps to the background, so that the background knows which windows show one. */
+export const PANEL_PORT = 'pagewright:panel';
+
+type PanelMessage = { type: 'window'; windowId: number } | { type: 'close' };
+
+/**
+ * The background's view of the open panels, by window. Chrome has no "is the side panel open"
+ * query; the panel closes itself (window.close) when asked, which every Chrome with side panels
+ * allows.
+ */
+export class OpenPanels {
+  private readonly ports = new Map<number, Browser.runtime.Port>();
+
+  listen(): this {
+    browser.runtime.onConnect.addListener((port) => {
+      if (port.name !== PANEL_PORT) return;
+      let windowId: number | undefined;
+      port.onMessage.addListener((m: PanelMessage) => {
+        if (m?.type === 'window' && Number.isInteger(m.windowId)) this.ports.set((windowId = m.windowId), port);
+      });
+      port.onDisconnect.addListener(() => {
+        if (windowId !== undefined && this.ports.get(windowId) === port) this.ports.delete(windowId);
+      });
+    });
+    return this;
+  }
+
+  has(windowId: number): boolean {
+    return this.ports.has(windowId);
+  }
+
+  close(windowId: number): void {
+    this.ports.get(windowId)?.postMessage({ type: 'close' } satisfies PanelMessage);
+  }
+}
+
+/** A side panel closes with window.close(); the same page shown in a tab (a test's window) closes its tab. */
+async function closeSelf(): Promise<void> {
+  const tab = await browser.tabs.getCurrent().catch(() => undefined);
+  if (tab?.id !== undefined) await browser.tabs.remove(tab.id);
+  else window.close();
+}
+
+/** The panel's side of OpenPanels: says which window it is in, closes when asked, reconnects after a worker restart. */
+export function announcePanel(windowId: number): void {
+  const connect = () => {
+    const port = browser.runtime.connect({ name: PANEL_PORT });
+    port.postMessage({ type: 'window', windowId } satisfies PanelMessage);
+    port.onMessage.addListener((m: PanelMessage) => {
+      if (m?.type === 'close') void closeSelf();
+    });
+    port.onDisconnect.addListener(() => setTimeout(connect, 250));
+  };
+  connect();
 }
 
 interface ChromeSidePanel {
   open(options: { windowId?: number; tabId?: number }): Promise<void>;
 }
 
-export function createPanelAdapter(firefox = !!import.meta.env.FIREFOX): PanelAdapter {
+/** `panels`: the background's OpenPanels (toggling needs it in Chrome; the popup only opens). */
+export function createPanelAdapter(firefox = !!import.meta.env.FIREFOX, panels?: OpenPanels): PanelAdapter {
   if (firefox) {
-    const sidebar = (browser as unknown as { sidebarAction?: { open(): Promise<void> } }).sidebarAction;
+    const sidebar = (browser as unknown as { sidebarAction?: { open(): Promise<void>; toggle(): Promise<void> } }).sidebarAction;
+    const missing = () => Promise.reject(new Error('This browser has no sidebar for extensions.'));
     return {
-      open: () => (sidebar ? sidebar.open() : Promise.reject(new Error('This browser has no sidebar for extensions.'))),
+      open: () => (sidebar ? sidebar.open() : missing()),
+      toggle: () => (sidebar ? sidebar.toggle() : missing()),
     };
   }
   const sidePanel = (globalThis as unknown as { chrome?: { sidePanel?: ChromeSidePanel } }).chrome?.sidePanel;
   return {
     // The window is known before the gesture (looking it up here would await, and lose it).
-    open: (windowId) => {
-      if (!sidePanel) return Promise.reject(new Error('This browser has no side panel for extensions.'));
-      if (windowId === undefined) return Promise.reject(new Error('Which window to open the side panel in is not known yet.'));
-      return sidePanel.open({ windowId });
+    open,
+    toggle: (windowId) => {
+      if (windowId !== undefined && panels?.has(windowId)) {
+        panels.close(windowId);
+        return Promise.resolve();
+      }
+      return open(windowId);
     },
   };
+  function open(windowId: number | undefined): Promise<void> {
+    if (!sidePanel) return Promise.reject(new Error('This browser has no side panel for extensions.'));
+    if (windowId === undefined) return Promise.reject(new Error('Which window to open the side panel in is not known yet.'));
+    return sidePanel.open({ windowId });
+  }
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { mount } from 'svelte';
 import { browser } from 'wxt/browser';
-import { createPanelAdapter, leaveHandoff, takeHandoff, watchHandoffs, type PanelHandoff } from '../browser/panel';
+import { announcePanel, createPanelAdapter, leaveHandoff, takeHandoff, watchHandoffs, type PanelHandoff } from '../browser/panel';
 import { uiLocale } from '../i18n';
 import Chat from './chat/Chat.svelte';
 import { createExtensionClient } from './extension-client';
@@ -39,11 +39,11 @@ export function mountChat(host: ChatHost): void {
     target: document.getElementById('app')!,
     props: { client, host, onopenpanel: openPanel, onshown: (ms: number) => (window.__pagewrightShownMs = ms) },
   }) as { handoff(h: PanelHandoff): void };
-  if (host === 'panel') {
-    void windowKnown.then(async () => {
-      const first = await takeHandoff(windowId);
-      if (first) chat.handoff(first);
-      watchHandoffs(windowId, (h) => chat.handoff(h));
-    });
-  }
+  // A handoff waiting (a menu item where the panel could not open, so the popup opened instead).
+  void windowKnown.then(async () => {
+    if (host === 'panel' && windowId !== undefined) announcePanel(windowId);
+    const first = await takeHandoff(windowId);
+    if (first) chat.handoff(first);
+    if (host === 'panel') watchHandoffs(windowId, (h) => chat.handoff(h));
+  });
 }

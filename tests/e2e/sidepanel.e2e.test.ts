@@ -64,4 +64,66 @@ describe.each(browsers)('side panel in %s', (name) => {
     expect(active).toBe(true);
     await Promise.all([second.page.close(), panel.page.close()]);
   });
+
+  /** Calls the background's registered listener as the browser would (Chromium: in the service worker; Firefox: the background page). */
+  async function background<T>(fn: string, ...args: unknown[]): Promise<T> {
+    if (name === 'chromium') {
+      const target = await ext().browser.waitForTarget((t) => t.type() === 'service_worker' && t.url().startsWith(ext().origin), { timeout: 10_000 });
+      const worker = await target.worker();
+      return worker!.evaluate((f, a) => (self as any).pagewrightHandlers[f](...a), fn, args) as Promise<T>;
+    }
+    return setup().page.evaluate(async (f, a) => {
+      const bg = await (globalThis as any).browser.runtime.getBackgroundPage();
+      return bg.pagewrightHandlers[f](...a);
+    }, fn, args) as Promise<T>;
+  }
+
+  it('a message left for a window\'s panel shows there in a new chat, for the user to complete', async () => {
+    const panel = await panelWindow();
+    const windowId = await panel.page.evaluate(async () => (await ((globalThis as any).browser ?? (globalThis as any).chrome).windows.getCurrent()).id as number);
+    const draft = 'About this page: Pagewright fixture — http://127.0.0.1/index.html\n\n';
+    // Addressed to this window: any other panel (another window, Firefox's real sidebar) leaves it.
+    await setup().page.evaluate(async (d, w) => {
+      const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+      await api.storage.session.set({ 'pagewright:panel-handoff': { draft: d, windowId: w, at: Date.now() } });
+    }, draft, windowId);
+    await panel.page.waitForFunction((d) => (document.querySelector('textarea[aria-label="Message"]') as HTMLTextAreaElement | null)?.value === d, { timeout: 5000, polling: 100 }, draft);
+    expect(await panel.page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Message');
+    expect(await panel.count('[data-role="user"]')).toBe(0);
+    await panel.page.close();
+  });
+
+  it.each([
+    ['page', { menuItemId: 'ask-page' }, 'About this page: Pagewright fixture — '],
+    ['selection', { menuItemId: 'ask-selection', selectionText: 'A sentence the user selected.' }, '> A sentence the user selected.'],
+    ['link', { menuItemId: 'ask-link', linkUrl: 'https://example.com/linked' }, 'About this link: https://example.com/linked (on Pagewright fixture'],
+    ['image', { menuItemId: 'ask-image', srcUrl: `data:image/png;base64,${'A'.repeat(20 * 1024 * 1024)}`, mediaType: 'image' }, 'an image embedded in the page (image/png, 20480 KB, not copied here)'],
+  ])('the context menu on a %s leaves a new message to complete, unsent', async (_kind, click, expected) => {
+    const tabId = await session.openTab('/index.html');
+    const tab = (await session.tabs()).find((t) => t.id === tabId)!;
+    const requests = fake.requests.length;
+    // Outside a gesture the browser refuses to open the panel: the handler falls back to the popup,
+    // or the message waits for the user to open either.
+    const draft = await background<string>('menuClicked', { ...click, pageUrl: tab.url }, { id: tab.id, windowId: tab.windowId, url: tab.url, title: tab.title });
+    expect(draft).toContain(expected);
+    expect(draft.length).toBeLessThan(6000);
+    expect(fake.requests.length).toBe(requests);
+  });
+
+  it('declares its shortcuts, and the panel command closes the panel open in that window', async () => {
+    const manifest = await setup().page.evaluate(() => ((globalThis as any).browser ?? (globalThis as any).chrome).runtime.getManifest());
+    const commands = Object.keys(manifest.commands).sort();
+    expect(commands).toEqual(name === 'chromium' ? ['_execute_action', 'toggle-panel'] : ['_execute_browser_action', '_execute_sidebar_action']);
+    for (const c of Object.values(manifest.commands) as { suggested_key: { default: string } }[]) expect(c.suggested_key.default).toMatch(/^Alt\+Shift\+[A-Z]$/);
+    if (name !== 'chromium') return; // Firefox toggles its sidebar itself (_execute_sidebar_action)
+    const panel = await panelWindow();
+    const windowId = await panel.page.evaluate(async () => (await (globalThis as any).chrome.windows.getCurrent()).id as number);
+    // Until the background has heard from the panel (its port), the command would open one instead.
+    const deadline = Date.now() + 10_000;
+    while (!panel.page.isClosed() && Date.now() < deadline) {
+      await background('command', 'toggle-panel', { windowId }).catch(() => {});
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    expect(panel.page.isClosed()).toBe(true);
+  });
 });
