@@ -48,6 +48,21 @@ export function furnitureName(name: string): boolean {
   return true;
 }
 
+/**
+ * A class list names furniture when one of its names does and none names the element as content:
+ * CMSs put the post's taxonomy on the post itself ("post type-post category-news tag-travel"), so
+ * "category-news" beside "post" says what the article is filed under, not that it is a category list.
+ */
+export function furnitureNames(names: readonly string[]): boolean {
+  return names.some(furnitureName) && !names.some(contentName);
+}
+
+/** A name made only of content words and ids ("post", "type-post", "post-406", "entry-content"). */
+function contentName(name: string): boolean {
+  const parts = nameParts(name);
+  return parts.some((p) => CONTENT_PARTS.has(p)) && parts.every((p) => CONTENT_PARTS.has(p) || /^\d+$/.test(p) || p === 'type');
+}
+
 const BLOCKS = 'div, section, aside, ul, ol, dl, table, p, nav, footer, header, form, figure, span';
 /** A block holding more than this share of the content's text is the content, whatever its name. */
 const MAX_SHARE = 0.4;
@@ -74,7 +89,6 @@ export function pruneBoilerplate(root: Element, opts: { linkLists?: boolean; nam
   const out: Pruned = { removed: 0, words: 0 };
   if (!total) return out;
   const drop = (el: Element, words: number) => {
-    if ((globalThis as any).process?.env?.PW_DEBUG) console.warn("DROP", el.localName, nameOf(el), words, (el.textContent ?? "").trim().slice(0, 60));
     el.remove();
     out.removed++;
     out.words += words;
@@ -84,8 +98,8 @@ export function pruneBoilerplate(root: Element, opts: { linkLists?: boolean; nam
     const text = el.textContent ?? '';
     const words = wordCount(text);
     if (words > total * MAX_SHARE) continue;
-    const names = nameOf(el);
-    if (names && names.split(/\s+/).some(furnitureName) && (words <= MAX_FURNITURE_WORDS || linkDensity(el, text) > 0.3 || names.split(/\s+/).some(commentsName))) {
+    const names = nameOf(el).split(/\s+/).filter(Boolean);
+    if (furnitureNames(names) && (words <= MAX_FURNITURE_WORDS || linkDensity(el, text) > 0.3 || names.some(commentsName))) {
       drop(el, words);
       continue;
     }

@@ -73,12 +73,16 @@ export function mainContent(snap: DocumentSnapshot, url: string, rendered: boole
   }
   if (best && size >= MIN_ARTICLE_CHARS) {
     pruneBoilerplate(best.root);
-    if (textSize(best.root) >= MIN_ARTICLE_CHARS / 2) return { ...best, liveRoot: commonLive(best.root, snap.refs) };
+    if (textSize(best.root) >= MIN_ARTICLE_CHARS / 2) {
+      dropSoftHyphens(best.root);
+      return { ...best, liveRoot: commonLive(best.root, snap.refs) };
+    }
   }
   // No article: the body, chrome set aside (snapshotDocument did that), controls in place.
   const holder = snap.doc.createElement('div');
   holder.append(...Array.from(body.childNodes));
   pruneBoilerplate(holder, { linkLists: false });
+  dropSoftHyphens(holder);
   return { root: holder, by: 'page', title: best?.title ?? '', liveRoot: liveOf(body, snap.refs) };
 }
 
@@ -107,6 +111,20 @@ function byDefuddle(doc: Document, url: string, rendered: boolean): { root: Elem
     return { root: holder, title: parsed.title };
   } catch {
     return null;
+  }
+}
+
+const SOFT_HYPHEN = '\u00ad';
+
+/**
+ * Soft hyphens (&shy;, German and Dutch CMSs put one in every long word) are invisible unless a
+ * line breaks there; left in, they split each such word in two for a reader and for a search.
+ */
+function dropSoftHyphens(root: Element): void {
+  if (!root.textContent?.includes(SOFT_HYPHEN)) return;
+  const walker = root.ownerDocument.createTreeWalker(root, 4 /* NodeFilter.SHOW_TEXT */);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.nodeValue?.includes(SOFT_HYPHEN)) node.nodeValue = node.nodeValue.replaceAll(SOFT_HYPHEN, '');
   }
 }
 

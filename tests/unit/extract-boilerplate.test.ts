@@ -1,6 +1,6 @@
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { describe, expect, it } from 'vitest';
-import { furnitureName, nameParts, pruneBoilerplate } from '../../lib/extract/boilerplate';
+import { furnitureName, furnitureNames, nameParts, pruneBoilerplate } from '../../lib/extract/boilerplate';
 import { extractPage } from '../../lib/extract';
 
 function holder(html: string): Element {
@@ -26,7 +26,25 @@ describe('furniture names', () => {
   });
 });
 
+describe('furniture class lists', () => {
+  it('lets a content name in the list win over the taxonomy a CMS puts on the post', () => {
+    expect(furnitureNames(['post-406', 'post', 'type-post', 'category-news', 'tag-travel'])).toBe(false);
+    expect(furnitureNames(['hentry', 'entry-content', 'category-news'])).toBe(false);
+    // A furniture word inside the content name still makes it furniture, and so does a lone one.
+    expect(furnitureNames(['post-meta', 'category-news'])).toBe(true);
+    expect(furnitureNames(['widget', 'widget_categories'])).toBe(true);
+  });
+});
+
 describe('pruneBoilerplate', () => {
+  it('keeps a short post whose classes name its category, and drops the category widget beside it', () => {
+    const root = holder(`<div class="post-406 post type-post category-thoughts">${prose(3, 'short post')}</div>
+      <div class="widget widget_categories"><h2>Categories</h2><p>Thoughts and other notes</p></div>`);
+    pruneBoilerplate(root);
+    expect(root.textContent).toContain('Sentence 2 of the short post');
+    expect(root.textContent).not.toContain('Thoughts and other notes');
+  });
+
   it('takes out share bars, related link lists and newsletter boxes, and the heading left empty', () => {
     const root = holder(`<h1>Title</h1>${prose(8)}
       <div class="share-buttons"><a href="/s/fb">Facebook</a> <a href="/s/x">X</a></div>
