@@ -24,7 +24,16 @@ const FURNITURE = new Set([
   'disclaimer', 'copyright', 'rights', 'license', 'credits', 'credit',
   'print', 'toolbar', 'tools', 'actions', 'cookie', 'cookies', 'consent', 'gdpr',
   'widget', 'sidebar', 'footer', 'nav', 'navigation', 'menu',
+  // Teaser boxes and post navigation ("sz-teaser", "nextpost", "most-popular"), ratings, paywall
+  // notices, "login to comment" debris: what trafilatura's discard lists also name.
+  'teaser', 'teasers', 'nextpost', 'prevpost', 'postnav', 'popular', 'trending', 'rating', 'ratings',
+  'paywall', 'syndication', 'nocomments', 'signin', 'login', 'postmetadata', 'postinfo', 'postdate', 'pubdate',
 ]);
+/**
+ * Furniture words that a content word beside them does not redeem: "entry-author-info" and
+ * "post-comments" are the post's author box and comments, not its text.
+ */
+const STRONG_FURNITURE = new Set(['meta', 'related', 'share', 'tags', 'author', 'authors', 'bio', 'byline', 'comments', 'comment', 'rating', 'ratings', 'paywall']);
 /** Parts that mean the element is the article itself ("article-meta" is furniture, "article-body" is not). */
 const CONTENT_PARTS = new Set(['body', 'content', 'text', 'article', 'story', 'entry', 'main', 'post']);
 
@@ -44,7 +53,7 @@ export function furnitureName(name: string): boolean {
   const parts = nameParts(name);
   if (!parts.some((p) => FURNITURE.has(p))) return false;
   // "entry-content social-enabled": a content name wins over a furniture one in the same name.
-  if (parts.length > 1 && parts.some((p) => CONTENT_PARTS.has(p)) && !parts.some((p) => p === 'meta' || p === 'related' || p === 'share' || p === 'tags')) return false;
+  if (parts.length > 1 && parts.some((p) => CONTENT_PARTS.has(p)) && !parts.some((p) => STRONG_FURNITURE.has(p))) return false;
   return true;
 }
 
@@ -93,18 +102,25 @@ export function pruneBoilerplate(root: Element, opts: { linkLists?: boolean; nam
     out.removed++;
     out.words += words;
   };
-  for (const el of Array.from(root.querySelectorAll(BLOCKS))) {
+  const blocks = Array.from(root.querySelectorAll(BLOCKS));
+  const thread = commentThread(blocks, nameOf, total);
+  for (const el of blocks) {
     if (!root.contains(el) || el.closest('pre, code, table table')) continue;
     const text = el.textContent ?? '';
     const words = wordCount(text);
     if (words > total * MAX_SHARE) continue;
     const names = nameOf(el).split(/\s+/).filter(Boolean);
-    if (furnitureNames(names) && (words <= MAX_FURNITURE_WORDS || linkDensity(el, text) > 0.3 || names.some(commentsName))) {
+    if (thread && names.some(commentsName)) continue;
+    if (furnitureNames(names) && (words <= MAX_FURNITURE_WORDS || linkDensity(el, text) > 0.3 || names.some(commentsName)) && !leadTeaser(el, root, names)) {
+      drop(el, words);
+      continue;
+    }
+    if (words <= MAX_DATELINE_WORDS && !el.querySelector(HEADINGS) && dateLine(el, text)) {
       drop(el, words);
       continue;
     }
     if (el.localName === 'p' || el.localName === 'span' || el.localName === 'figure') continue;
-    if (opts.linkLists !== false && linkList(el, text, words)) drop(el, words);
+    if (opts.linkLists !== false && (linkList(el, text, words) || teaserList(el, text))) drop(el, words);
   }
   if (out.removed) dropOrphanHeadings(root);
   return out;
@@ -115,7 +131,7 @@ export function pruneBoilerplate(root: Element, opts: { linkLists?: boolean; nam
  * list): a heading followed only by headings of its level or higher, or by the end.
  */
 function dropOrphanHeadings(root: Element): void {
-  const headings = Array.from(root.querySelectorAll('h1, h2, h3, h4, h5, h6'));
+  const headings = Array.from(root.querySelectorAll(HEADINGS));
   for (let i = headings.length - 1; i >= 0; i--) {
     const h = headings[i]!;
     const level = Number(h.localName[1]);
@@ -145,6 +161,76 @@ function following(node: Node, root: Element): Node | null {
   return null;
 }
 
+const HEADINGS = 'h1, h2, h3, h4, h5, h6';
+
+/**
+ * A teaser points at another page; CMSs also call the article's own head and lead a "teaser"
+ * ("module-imageTeaser topArticle", "figure.teaser" around the h1, "articleTeaser"). A block named
+ * only a teaser that opens the content (next to nothing before it) is the lead, not a teaser.
+ */
+const TEASER = new Set(['teaser', 'teasers']);
+const MAX_WORDS_BEFORE_LEAD = 20;
+function leadTeaser(el: Element, root: Element, names: readonly string[]): boolean {
+  const furniture = names.filter(furnitureName);
+  if (!furniture.every((n) => nameParts(n).every((p) => !FURNITURE.has(p) || TEASER.has(p)))) return false;
+  if (el.closest('a')) return false;
+  let before = 0;
+  for (let n: Element | null = el; n && n !== root; n = n.parentElement) {
+    for (let sib = n.previousSibling; sib; sib = sib.previousSibling) {
+      before += wordCount(sib.textContent ?? '');
+      if (before > MAX_WORDS_BEFORE_LEAD) return false;
+    }
+  }
+  return true;
+}
+
+/** A date line ("24. März 2004, 19:49 | Genesis", "Posted on 03.04.2020") has at most this many words. */
+const MAX_DATELINE_WORDS = 8;
+const NUMERIC_DATE = /\b\d{1,2}[./-]\d{1,2}[./-](\d{4}|\d{2})\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b/;
+const LABELLED = /^\s*[\p{L}][\p{L}\s-]{1,30}:\s*\d/u;
+const DAY_MONTH_YEAR = /\b\d{1,2}\.?\s+\p{L}{3,}\.?,?\s+\d{4}\b|\b\p{L}{3,}\.?\s+\d{1,2},?\s+\d{4}\b/u;
+
+/**
+ * A short block that says when the post was made and little else: the date and time a CMS prints
+ * above or below a post (trafilatura's discard lists name them "timestamp", "meta", "infoline";
+ * many pages give them no name at all). In a sentence a date stands among words; here the date is
+ * most of it: a <time>, or a written date, with at most as many other words as the date has.
+ */
+function dateLine(el: Element, text: string): boolean {
+  // A timeline, a table of dates, a quote: dates that are the content.
+  if (el.closest('li, td, th, dd, blockquote') || el.querySelector('li, td, dd')) return false;
+  // "Termin: 29.02.2020, 19 Uhr", "Einsendeschluss: 03.11.2019": a labelled date is a fact of the article.
+  if (LABELLED.test(text)) return false;
+  const time = el.localName === 'time' ? el : el.querySelector('time');
+  // A <time> says a moment when its datetime is a date ("2021-03-04T…"); "PT15M" or none is a recipe's duration.
+  const moment = time && /^\s*\d{4}-\d{2}/.test(time.getAttribute('datetime') ?? '') ? time : null;
+  const m = text.match(NUMERIC_DATE) ?? text.match(DAY_MONTH_YEAR);
+  if (!moment && !m) return false;
+  const dateWords = m ? wordCount(m[0]) : wordCount(moment?.textContent ?? '');
+  return wordCount(text) - dateWords <= Math.max(dateWords, 3);
+}
+
+/**
+ * A list of teasers: several headings that are links, each with at most a short excerpt under it
+ * ("Neueste Artikel", "Das könnte dich auch interessieren" under the article). An article's own
+ * subheadings are not links, and a listicle whose headings link has prose under each.
+ */
+const MIN_TEASERS = 2;
+const MAX_WORDS_PER_TEASER = 40;
+function teaserList(el: Element, text: string): boolean {
+  const headings = Array.from(el.querySelectorAll(HEADINGS));
+  if (headings.length < MIN_TEASERS) return false;
+  const linked = headings.filter((h) => {
+    const all = normalize(h.textContent ?? '').length;
+    if (!all) return false;
+    if (h.closest('a')) return true;
+    const inLinks = Array.from(h.querySelectorAll('a')).reduce((n, a) => n + normalize(a.textContent ?? '').length, 0);
+    return inLinks / all >= 0.8;
+  });
+  if (linked.length < MIN_TEASERS || linked.length < 0.8 * headings.length) return false;
+  return wordCount(text) <= MAX_WORDS_PER_TEASER * linked.length;
+}
+
 /**
  * A block named like furniture but holding prose (several paragraphs, few links) is more likely
  * the article with an odd name than a share bar; only comment sections are that long.
@@ -153,6 +239,23 @@ const MAX_FURNITURE_WORDS = 60;
 const COMMENTS = new Set(['comments', 'comment', 'disqus', 'respond', 'discussion']);
 function commentsName(name: string): boolean {
   return nameParts(name).some((p) => COMMENTS.has(p));
+}
+
+/**
+ * Comments that hold most of the content's text are what the page is (a forum thread, a Q&A, a
+ * guestbook): the extractor chose them, and dropping them would leave next to nothing.
+ */
+const THREAD_SHARE = 0.5;
+function commentThread(blocks: Element[], nameOf: (el: Element) => string, total: number): boolean {
+  let words = 0;
+  let counted: Element | null = null; // blocks come in document order: its descendants follow it
+  for (const el of blocks) {
+    if (counted?.contains(el)) continue;
+    if (!nameOf(el).split(/\s+/).some(commentsName)) continue;
+    words += wordCount(el.textContent ?? '');
+    counted = el;
+  }
+  return words > total * THREAD_SHARE;
 }
 
 function linkDensity(el: Element, text: string): number {

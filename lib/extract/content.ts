@@ -58,25 +58,28 @@ export function mainContent(snap: DocumentSnapshot, url: string, rendered: boole
   let best: { root: Element; by: MainContent['by']; title: string } | null = null;
   let size = 0;
 
+  let defuddle: ReturnType<typeof byDefuddle> | undefined;
+  const askDefuddle = () => (defuddle === undefined ? (defuddle = byDefuddle(snap.doc, url, rendered)) : defuddle);
+
   const readability = byReadability(snap.doc);
   if (readability) {
     best = { ...readability, by: 'readability' };
     size = textSize(readability.root);
   }
   if (size < SECOND_OPINION_CHARS) {
-    const defuddle = byDefuddle(snap.doc, url, rendered);
-    const other = defuddle ? textSize(defuddle.root) : 0;
+    const other = askDefuddle() ? textSize(defuddle!.root) : 0;
     if (defuddle && (size < MIN_ARTICLE_CHARS ? other > size : other > SECOND_OPINION_FACTOR * size)) {
       best = { ...defuddle, by: 'defuddle' };
       size = other;
     }
   }
-  if (best && size >= MIN_ARTICLE_CHARS) {
-    pruneBoilerplate(best.root);
-    if (textSize(best.root) >= MIN_ARTICLE_CHARS / 2) {
-      dropSoftHyphens(best.root);
-      return { ...best, liveRoot: commonLive(best.root, snap.refs) };
-    }
+  const chosen = best && size >= MIN_ARTICLE_CHARS ? prunedArticle(best) : null;
+  if (chosen) return { ...chosen, liveRoot: commonLive(chosen.root, snap.refs) };
+  // Readability's box was mostly furniture (a comment thread, an author box): the article may
+  // still be elsewhere, and Defuddle scores the page differently. Only then the body.
+  if (best?.by === 'readability' && askDefuddle() && textSize(defuddle!.root) >= MIN_ARTICLE_CHARS) {
+    const second = prunedArticle({ ...defuddle!, by: 'defuddle' });
+    if (second) return { ...second, liveRoot: commonLive(second.root, snap.refs) };
   }
   // No article: the body, chrome set aside (snapshotDocument did that), controls in place.
   const holder = snap.doc.createElement('div');
@@ -84,6 +87,14 @@ export function mainContent(snap: DocumentSnapshot, url: string, rendered: boole
   pruneBoilerplate(holder, { linkLists: false });
   dropSoftHyphens(holder);
   return { root: holder, by: 'page', title: best?.title ?? '', liveRoot: liveOf(body, snap.refs) };
+}
+
+/** The extractor's choice with its furniture pruned, or null when little is left of it. */
+function prunedArticle<T extends { root: Element; by: MainContent['by'] }>(found: T): T | null {
+  pruneBoilerplate(found.root);
+  if (textSize(found.root) < MIN_ARTICLE_CHARS / 2) return null;
+  dropSoftHyphens(found.root);
+  return found;
 }
 
 /** Readability on its own copy (it rewrites the tree it reads), or null. */

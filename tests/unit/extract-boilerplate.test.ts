@@ -109,3 +109,65 @@ describe('main content through extractPage', () => {
     for (const gone of ['Share on X', 'First other post title', 'You may also like', '© Blog', '[Home](/)']) expect(r.content).not.toContain(gone);
   });
 });
+
+describe('pruneBoilerplate: teasers, date lines, author boxes, threads', () => {
+  const teaser = (n: number) =>
+    `<div class="card"><h3><a href="/story-${n}">Other story number ${n} with a title</a></h3><p>A short excerpt of story ${n}.</p></div>`;
+
+  it('drops a list of teasers (headings that are links, short excerpts) and keeps the article subheadings', () => {
+    const root = holder(`<h2>What happened</h2>${prose(6)}<h2>What comes next</h2>${prose(6, 'outlook')}
+      <div class="more-box-x"><h2>Latest articles</h2>${teaser(1)}${teaser(2)}${teaser(3)}</div>`);
+    pruneBoilerplate(root);
+    const text = root.textContent!;
+    expect(text).toContain('What comes next');
+    expect(text).toContain('Sentence 5 of the outlook');
+    for (const gone of ['Other story number 2', 'A short excerpt of story 3', 'Latest articles']) expect(text).not.toContain(gone);
+  });
+
+  it('keeps a listicle whose headings link, with prose under each', () => {
+    const item = (n: number) => `<h2><a href="/tool-${n}">Tool ${n}</a></h2>${prose(4, `review of tool ${n}`)}`;
+    const root = holder(`${prose(2)}<div class="list">${item(1)}${item(2)}${item(3)}</div>`);
+    pruneBoilerplate(root);
+    expect(root.textContent).toContain('Sentence 3 of the review of tool 2');
+    expect(root.textContent).toContain('Tool 3');
+  });
+
+  it('keeps a lead named "teaser" that opens the content, drops a linked teaser further down', () => {
+    const root = holder(`<div class="articleTeaser"><p>The lead says what the article is about.</p></div>${prose(8)}
+      <div class="sz-teaser"><a href="/other"><p>Another article to read</p></a></div>`);
+    pruneBoilerplate(root);
+    expect(root.textContent).toContain('The lead says what the article is about.');
+    expect(root.textContent).not.toContain('Another article to read');
+  });
+
+  it('drops an author box even when its name also says "entry", and a date line', () => {
+    const root = holder(`<p class="dateline-x">24. März 2004, 19:49 | Genesis</p><p><time datetime="2021-03-04">4 marca 2021</time></p>${prose(8)}
+      <div id="entry-author-info"><p>Jane writes about gardens and has done so for years.</p></div>`);
+    pruneBoilerplate(root);
+    const text = root.textContent!;
+    expect(text).toContain('Sentence 7 of the article');
+    expect(text).not.toContain('Jane writes about gardens');
+    expect(text).not.toContain('19:49');
+    expect(text).not.toContain('4 marca 2021');
+  });
+
+  it('keeps dates that are content: in a sentence, labelled, a duration, in a list or a table', () => {
+    const root = holder(`${prose(6)}<p>Am 12.03.2020 trat das neue Gesetz in Kraft.</p><p>Einsendeschluss: 03.11.2019 (Poststempel)</p>
+      <div class="time">Backzeit <time datetime="PT30M">30 Min</time></div><div>Gesamt <time datetime="">30 – 45 Min</time></div>
+      <ul><li>03.04.2020</li><li>05.06.2021</li></ul><table><tr><td><p>01.02.2022</p></td></tr></table>`);
+    pruneBoilerplate(root);
+    const text = root.textContent!;
+    for (const kept of ['Am 12.03.2020 trat', 'Einsendeschluss: 03.11.2019', 'Backzeit 30 Min', 'Gesamt 30 – 45 Min', '05.06.2021', '01.02.2022']) expect(text).toContain(kept);
+  });
+
+  it('keeps the comments of a thread page (they are most of the text), drops them under an article', () => {
+    const post = (n: number) => `<div class="MtnComment"><p>Reply ${n}: I had the same problem after the update and this is what I found out about it.</p></div>`;
+    const thread = holder(`<p>My phone lost the connection.</p>${post(1)}${post(2)}${post(3)}${post(4)}`);
+    pruneBoilerplate(thread);
+    expect(thread.textContent).toContain('Reply 4: I had the same problem');
+    const article = holder(`${prose(12)}${post(1)}${post(2)}`);
+    pruneBoilerplate(article);
+    expect(article.textContent).toContain('Sentence 11 of the article');
+    expect(article.textContent).not.toContain('Reply 1');
+  });
+});
