@@ -145,7 +145,12 @@ export interface SegmentCounts extends Counts {
   tn: number;
 }
 
-const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
+/**
+ * Whitespace normalised, and soft hyphens (U+00AD, invisible unless a line breaks there) left out
+ * on both sides: some of the corpus's segments carry the page's soft hyphens, and a reader that
+ * drops them (the reader does: they split words for the model) shows the same text.
+ */
+const squash = (s: string) => s.replace(/\u00ad/g, '').replace(/\s+/g, ' ').trim();
 
 /**
  * One page: tp = "with" segments found in the output, fn = the rest; fp = "without" segments

@@ -79,3 +79,11 @@ describe('decodeHtml', () => {
     expect(decodeHtml(Buffer.from('<meta charset="bogus"><p>ü')).encoding).toBe('utf-8');
   });
 });
+
+describe('segmentCounts and soft hyphens', () => {
+  it('matches a segment whatever soft hyphens either side carries', () => {
+    expect(segmentCounts('in die\u00adsem Jahr', ['in diesem Jahr'], []).tp).toBe(1);
+    expect(segmentCounts('in diesem Jahr', ['in die\u00adsem Jahr'], []).tp).toBe(1);
+    expect(segmentCounts('in diesem Jahr', ['in diesen Jahr'], []).tp).toBe(0);
+  });
+});
