@@ -352,7 +352,7 @@ describe('tool cards', () => {
     expect(ok.element().querySelector('summary .name')?.textContent).toBe('create_task');
     expect(ok.element().querySelector('.args')?.textContent).toBe(JSON.stringify({ subject: 'Buy milk' }, null, 2));
     expect(ok.element().querySelector('.result')?.textContent).toBe('Task 1 created');
-    expect([...ok.element().querySelectorAll('h4')].map((h) => h.textContent)).toEqual(['Arguments', 'Result']);
+    expect([...ok.element().querySelectorAll('h3')].map((h) => h.textContent)).toEqual(['Arguments', 'Result']);
 
     const bad = toolCard('read_page');
     await expect.element(bad).toHaveAttribute('data-status', 'error');
@@ -409,7 +409,7 @@ describe('tool cards', () => {
     await expect.element(card).toHaveAttribute('data-status', 'running');
     await expect.element(card.getByRole('status')).toHaveTextContent('running');
     expect(card.element().querySelector('.result')).toBeNull();
-    expect([...card.element().querySelectorAll('h4')].map((h) => h.textContent)).toEqual(['Arguments']);
+    expect([...card.element().querySelectorAll('h3')].map((h) => h.textContent)).toEqual(['Arguments']);
     // Not started yet.
     await expect.element(toolCard('later').getByRole('status')).toHaveTextContent('waiting');
 
@@ -1047,5 +1047,49 @@ describe('hosts: popup and side panel', () => {
     // A handoff naming a conversation attaches to it.
     (screen.component as unknown as { handoff(h: { conversationId?: string }): void }).handoff({ conversationId: 'c2' });
     await vi.waitFor(() => expect(client.current?.id).toBe('c2'));
+  });
+});
+
+describe('accessibility, measured with axe-core', () => {
+  /** axe's violations on the whole page, as "rule (impact): where" lines (empty: none). */
+  async function violations(): Promise<string[]> {
+    const axe = (await import('axe-core')).default;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }
+
+  test('0 violations empty, streaming, with tool cards and tasks, and with a question and an approval card', async () => {
+    const client = new FakeClient();
+    client.conversations = [];
+    await render(Chat, { client, host: 'panel' });
+    await expect.element(messageBox()).toBeInTheDocument();
+    expect(await violations(), 'empty').toEqual([]);
+
+    document.body.innerHTML = '';
+    const { client: c2 } = await mountChat({
+      snap: snapshot('c1', {
+        title: 'Everything',
+        messages: [user('Do it'), assistant(text('Working on it'), toolUse('t1', 'create_task', { subject: 'x' })), toolResults(result('t1', 'ok'))],
+        tasks: [{ task_id: '1', subject: 'x', status: 'in_progress' }],
+        run: run('running'),
+        draft: [{ type: 'text', text: 'Partial answer' }],
+      }),
+    });
+    await expect.element(button('Stop')).toBeInTheDocument();
+    expect(await violations(), 'streaming with tool cards').toEqual([]);
+
+    await c2.emit({
+      type: 'question',
+      question: { id: 'q1', conversationId: 'c1', question: 'Which city?', options: ['Paris', 'Rome'], multiple: false, askedAt: T0, expiresAt: T0 + 300_000 },
+    });
+    await c2.emit({
+      type: 'question',
+      question: {
+        id: 'q2', conversationId: 'c1', question: 'Run a script on shop.example.com?', multiple: false, askedAt: T0, expiresAt: T0 + 300_000,
+        approval: { tool: 'execute_script', reason: 'site', access: 'act', host: 'shop.example.com', site: 'https://shop.example.com', url: 'https://shop.example.com/cart', preview: 'document.title', canAlways: true },
+      } as PendingQuestion,
+    });
+    await expect.element(page.getByRole('form', { name: 'Which city?' })).toBeInTheDocument();
+    expect(await violations(), 'question and approval').toEqual([]);
   });
 });
