@@ -22,7 +22,7 @@ export default defineBackground(() => {
   registerDatabaseMessages(adapters.database);
   const panels = new OpenPanels().listen();
   // Reachable as the browser reaches them (the e2e suite calls them with the browser's arguments).
-  globalThis.pagewrightHandlers = registerAskMenu(createPanelAdapter(!!import.meta.env.FIREFOX, panels));
+  globalThis.pagewrightHandlers = registerAskMenu(createPanelAdapter(panels));
 });
 
 declare global {

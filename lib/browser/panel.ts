@@ -1,7 +1,7 @@
 /**
  * The chat beside the page: Chrome's side panel (chrome.sidePanel, MV3) and Firefox's sidebar
  * (sidebarAction). Both mount the same Chat as the popup (entrypoints/sidepanel). Chosen once
- * where it is created, from the build target.
+ * where it is created.
  *
  * Both browsers open the panel only inside a user gesture (a click in the popup, a menu item, a
  * keyboard command), and Firefox only when the call is made before anything is awaited: so
@@ -76,16 +76,14 @@ interface ChromeSidePanel {
   open(options: { windowId?: number; tabId?: number }): Promise<void>;
 }
 
-/** `panels`: the background's OpenPanels (toggling needs it in Chrome; the popup only opens). */
-export function createPanelAdapter(firefox = !!import.meta.env.FIREFOX, panels?: OpenPanels): PanelAdapter {
-  if (firefox) {
-    const sidebar = (browser as unknown as { sidebarAction?: { open(): Promise<void>; toggle(): Promise<void> } }).sidebarAction;
-    const missing = () => Promise.reject(new Error('This browser has no sidebar for extensions.'));
-    return {
-      open: () => (sidebar ? sidebar.open() : missing()),
-      toggle: () => (sidebar ? sidebar.toggle() : missing()),
-    };
-  }
+/**
+ * Chosen by what the browser offers (Firefox's sidebarAction, Chrome's sidePanel), so the pages
+ * that open the panel need not know the build. `panels`: the background's OpenPanels (toggling
+ * needs it in Chrome; the popup only opens).
+ */
+export function createPanelAdapter(panels?: OpenPanels): PanelAdapter {
+  const sidebar = (browser as unknown as { sidebarAction?: { open(): Promise<void>; toggle(): Promise<void> } }).sidebarAction;
+  if (sidebar) return { open: () => sidebar.open(), toggle: () => sidebar.toggle() };
   const sidePanel = (globalThis as unknown as { chrome?: { sidePanel?: ChromeSidePanel } }).chrome?.sidePanel;
   return {
     // The window is known before the gesture (looking it up here would await, and lose it).
