@@ -4,9 +4,12 @@ import { PROVIDER_PRESETS } from './agent/providers/presets';
 
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
-export const SETTINGS_VERSION = 6;
+export const SETTINGS_VERSION = 7;
 /** The Graph API the social-media skills call when no base URL is set (tests point it at a local server). */
 export const DEFAULT_GRAPH_API_BASE = 'https://graph.facebook.com/v21.0';
+
+export const TOOLBAR_OPENS = ['popup', 'panel'] as const;
+export type ToolbarOpens = (typeof TOOLBAR_OPENS)[number];
 
 export const SEARCH_ENGINE_IDS = ['duckduckgo', 'bing', 'baidu', 'google'] as const;
 export type SearchEngineId = (typeof SEARCH_ENGINE_IDS)[number];
@@ -141,6 +144,8 @@ export const SettingsObject = v.object({
   prices: v.pipe(v.array(PriceRowSchema, 'settings_error_prices'), v.maxLength(200, 'settings_error_prices')),
   /** Settings → Advanced: keep the exact requests and responses of the last runs (keys redacted). */
   runLog: v.boolean('settings_error_boolean'),
+  /** What the toolbar button opens: the popup, or the chat in the side panel / sidebar beside the page. */
+  toolbarOpens: v.picklist(TOOLBAR_OPENS, 'settings_error_toolbar_opens'),
 });
 
 /** The whole settings: a key is needed exactly when the main provider's preset needs one. */
@@ -194,6 +199,7 @@ export const defaultSettings = (): Settings => ({
   streamIdleSec: 60,
   prices: [],
   runLog: false,
+  toolbarOpens: 'popup',
 });
 
 /**
@@ -201,7 +207,8 @@ export const defaultSettings = (): Settings => ({
  * v2 → v3 the search engine, its keys and endpoints, allowPrivateNetwork and askUserTimeoutSec —
  * all take their defaults; v3 → v4 the social-media credentials; v4 → v5 the context window,
  * budgets, loop guard, stream timeout, price table and run log; v5 → v6 the provider — an
- * older install talked to an Anthropic Messages endpoint with x-api-key, which is the default). Unknown or broken values fall back to defaults
+ * older install talked to an Anthropic Messages endpoint with x-api-key, which is the default;
+ * v6 → v7 what the toolbar button opens, the popup as before). Unknown or broken values fall back to defaults
  * field by field, so an update never loses the user's key.
  */
 export function migrateSettings(stored: unknown): Settings {

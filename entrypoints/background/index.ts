@@ -7,7 +7,8 @@ import { defineBackground } from 'wxt/utils/define-background';
 import { createAdapters } from '../../lib/browser';
 import { registerAskMenu, type AskHandlers } from '../../lib/browser/ask-menu';
 import { registerDatabaseMessages } from '../../lib/browser/database-host';
-import { createPanelAdapter, OpenPanels } from '../../lib/browser/panel';
+import { createPanelAdapter, OpenPanels, serveToolbarButton } from '../../lib/browser/panel';
+import { loadSettings } from '../../lib/storage/settings-store';
 import { registerSandboxMessages } from '../../lib/sandbox/background';
 import { registerProtocolHandlers } from './messages';
 import { serveRunEventPorts } from './run-events-port';
@@ -21,8 +22,10 @@ export default defineBackground(() => {
   registerSandboxMessages(adapters.sandbox, adapters.sandboxForEngine);
   registerDatabaseMessages(adapters.database);
   const panels = new OpenPanels().listen();
+  const panel = createPanelAdapter(panels);
+  serveToolbarButton(panel, loadSettings);
   // Reachable as the browser reaches them (the e2e suite calls them with the browser's arguments).
-  globalThis.pagewrightHandlers = registerAskMenu(createPanelAdapter(panels));
+  globalThis.pagewrightHandlers = registerAskMenu(panel);
 });
 
 declare global {

@@ -8,12 +8,24 @@
  * `open` makes the browser call first, synchronously, and callers must not await before it.
  */
 import { browser, type Browser } from 'wxt/browser';
+import { SETTINGS_STORAGE_KEY, type ToolbarOpens } from '../settings';
 
 export interface PanelAdapter {
   /** Opens the panel in `windowId` (Chrome needs it; Firefox opens it in the current window). Call it first thing in the gesture. */
   open(windowId?: number): Promise<void>;
   /** Closes the window's panel when it is open, else opens it (the keyboard command). */
   toggle(windowId?: number): Promise<void>;
+  /**
+   * What the toolbar button opens. Chrome: no popup and the side panel's openPanelOnActionClick;
+   * Firefox: no popup, and the button's click toggles the sidebar (serveToolbarButton).
+   */
+  setToolbarOpens(mode: ToolbarOpens): Promise<void>;
+}
+
+const POPUP = 'popup.html';
+/** The toolbar button's API: action (MV3), browserAction (Firefox MV2). */
+function toolbarButton(): typeof browser.action {
+  return (browser.action ?? (browser as unknown as { browserAction: typeof browser.action }).browserAction);
 }
 
 /** The port each open panel keeps to the background, so that the background knows which windows show one. */
@@ -74,6 +86,30 @@ export function announcePanel(windowId: number): void {
 
 interface ChromeSidePanel {
   open(options: { windowId?: number; tabId?: number }): Promise<void>;
+  setPanelBehavior(behavior: { openPanelOnActionClick: boolean }): Promise<void>;
+}
+
+/**
+ * The background's part of the "Toolbar button opens" setting: applied at start and whenever the
+ * settings change; in Firefox, a click on a button without a popup toggles the sidebar (the
+ * click is the gesture sidebarAction needs). Chrome opens its panel itself.
+ */
+export function serveToolbarButton(panel: PanelAdapter, load: () => Promise<{ toolbarOpens: ToolbarOpens }>): void {
+  const sidebar = (browser as unknown as { sidebarAction?: { toggle(): Promise<void> } }).sidebarAction;
+  if (sidebar) toolbarButton().onClicked.addListener(() => void sidebar.toggle());
+  let applied: ToolbarOpens | undefined;
+  const apply = () =>
+    load()
+      .then(async ({ toolbarOpens }) => {
+        if (toolbarOpens === applied) return;
+        await panel.setToolbarOpens(toolbarOpens);
+        applied = toolbarOpens;
+      })
+      .catch((e) => console.warn('Pagewright: the toolbar button setting was not applied:', e));
+  void apply();
+  browser.storage.onChanged.addListener((changes, area) => {
+    if (area === 'local' && SETTINGS_STORAGE_KEY in changes) void apply();
+  });
 }
 
 /**
@@ -83,11 +119,22 @@ interface ChromeSidePanel {
  */
 export function createPanelAdapter(panels?: OpenPanels): PanelAdapter {
   const sidebar = (browser as unknown as { sidebarAction?: { open(): Promise<void>; toggle(): Promise<void> } }).sidebarAction;
-  if (sidebar) return { open: () => sidebar.open(), toggle: () => sidebar.toggle() };
+  if (sidebar) {
+    return {
+      open: () => sidebar.open(),
+      toggle: () => sidebar.toggle(),
+      setToolbarOpens: (mode) => toolbarButton().setPopup({ popup: mode === 'panel' ? '' : POPUP }),
+    };
+  }
   const sidePanel = (globalThis as unknown as { chrome?: { sidePanel?: ChromeSidePanel } }).chrome?.sidePanel;
+  const setToolbarOpens = async (mode: ToolbarOpens) => {
+    await toolbarButton().setPopup({ popup: mode === 'panel' ? '' : POPUP });
+    await sidePanel?.setPanelBehavior({ openPanelOnActionClick: mode === 'panel' });
+  };
   return {
     // The window is known before the gesture (looking it up here would await, and lose it).
     open,
+    setToolbarOpens,
     toggle: (windowId) => {
       if (windowId !== undefined && panels?.has(windowId)) {
         panels.close(windowId);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BrowserName } from '../harness/browsers';
 import { gate, text, toolCall } from '../harness/fake-anthropic';
-import { PopupPage } from '../harness/popup';
+import { PopupPage, setSettings } from '../harness/popup';
+import { until } from '../harness/until';
 import { agentSession } from '../harness/session';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
@@ -125,5 +126,26 @@ describe.each(browsers)('side panel in %s', (name) => {
       await new Promise((r) => setTimeout(r, 300));
     }
     expect(panel.page.isClosed()).toBe(true);
+  });
+
+  it('"Toolbar button opens: side panel" takes the popup off the button, and back', async () => {
+    const state = () =>
+      setup().page.evaluate(async () => {
+        const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+        const button = api.action ?? api.browserAction;
+        const popup: string = await button.getPopup({});
+        const behavior = api.sidePanel ? await api.sidePanel.getPanelBehavior() : undefined;
+        return { popup: popup.replace(/^.*\//, ''), panelOnClick: behavior?.openPanelOnActionClick as boolean | undefined };
+      });
+    const expectState = (popup: string, panelOnClick: boolean) =>
+      until(async () => {
+        const s = await state();
+        return s.popup === popup && (name !== 'chromium' || s.panelOnClick === panelOnClick);
+      }, { timeout: 5000, what: `the toolbar button to open ${popup || 'the panel'}` });
+    await expectState('popup.html', false);
+    await setSettings(setup().page, { toolbarOpens: 'panel' });
+    await expectState('', true);
+    await setSettings(setup().page, { toolbarOpens: 'popup' });
+    await expectState('popup.html', false);
   });
 });

@@ -39,6 +39,7 @@ const SEARCH_DEFAULTS = {
   authHeader: 'x-api-key',
   providerConfigs: {},
   summaryProvider: '',
+  toolbarOpens: 'popup',
 } as const;
 
 const valid = (): Settings => ({
@@ -77,6 +78,8 @@ describe('validateSettings', () => {
     ['maxTokens 1.5', { maxTokens: 1.5 }, { maxTokens: 'settings_error_max_tokens' }],
     ['maxTokens 200000', { maxTokens: 200_000 }, { maxTokens: 'settings_error_max_tokens' }],
     ['maxTokens as text', { maxTokens: '100' }, { maxTokens: 'settings_error_max_tokens' }],
+    ['toolbar opens a window', { toolbarOpens: 'window' }, { toolbarOpens: 'settings_error_toolbar_opens' }],
+    ['toolbar opens nothing', { toolbarOpens: null }, { toolbarOpens: 'settings_error_toolbar_opens' }],
     ['maxTokens NaN', { maxTokens: Number.NaN }, { maxTokens: 'settings_error_max_tokens' }],
     ['roundCap 0', { roundCap: 0 }, { roundCap: 'settings_error_round_cap' }],
     ['roundCap 2.5', { roundCap: 2.5 }, { roundCap: 'settings_error_round_cap' }],
@@ -230,6 +233,13 @@ describe('migrateSettings', () => {
   it('upgrades what version 5 stored to the Anthropic provider it talked to, with its key, URL and x-api-key', () => {
     const { provider: _p, authHeader: _a, providerConfigs: _c, summaryProvider: _s, ...v5 } = { ...valid(), version: 5, baseUrl: 'https://proxy.example' };
     expect(migrateSettings(v5)).toEqual({ ...valid(), baseUrl: 'https://proxy.example' });
+  });
+
+  it('upgrades what version 6 stored: the toolbar button opens the popup, as it did; a broken choice falls back to it', () => {
+    const { toolbarOpens: _t, ...v6 } = { ...valid(), version: 6 };
+    expect(migrateSettings(v6)).toEqual(valid());
+    expect(migrateSettings({ ...valid(), toolbarOpens: 'panel' }).toolbarOpens).toBe('panel');
+    expect(migrateSettings({ ...valid(), toolbarOpens: 'sidebar' }).toolbarOpens).toBe('popup');
   });
 
   it('keeps the saved connections that are valid and drops a broken one', () => {
