@@ -1,3 +1,5 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { BrowserName } from '../harness/browsers';
 import { gate, text, toolCall } from '../harness/fake-anthropic';
@@ -147,5 +149,35 @@ describe.each(browsers)('side panel in %s', (name) => {
     await expectState('', true);
     await setSettings(setup().page, { toolbarOpens: 'popup' });
     await expectState('popup.html', false);
+  });
+
+  it.each([320, 600])('reflows at %i px wide: no horizontal scrolling with tool cards, tasks, a long address, code and a table', async (width) => {
+    const panel = await panelWindow();
+    await panel.page.setViewport({ width, height: 700 });
+    await panel.newChat();
+    const longWord = `https://example.com/${'a-very-long-path-segment-'.repeat(12)}`;
+    fake.script(
+      toolCall('create_task', { subject: 'Read the fixture page and report what it says' }),
+      toolCall('list_tabs', {}),
+      text(`Here is what I found, with a long address ${longWord} and code:\n\n\`\`\`js\nconst answer = ${JSON.stringify('x'.repeat(160))};\n\`\`\`\n\n| Column one | Column two | Column three | Column four |\n| --- | --- | --- | --- |\n| ${'cell '.repeat(12)} | b | c | d |`),
+    );
+    await panel.send('Read the page and tell me what it says, in detail');
+    await panel.waitForAssistantText('Here is what I found');
+    await panel.idle();
+    await panel.page.click('details[data-tool="create_task"] summary');
+    const layout = await panel.page.evaluate(() => {
+      const root = document.documentElement;
+      const wider = [...document.querySelectorAll<HTMLElement>('main *')]
+        .filter((el) => el.getBoundingClientRect().right > root.clientWidth + 1 && !el.closest('pre, .table-wrap, [data-scroll-x]'))
+        .map((el) => el.tagName.toLowerCase() + (el.className ? `.${String(el.className).split(' ')[0]}` : ''));
+      return { scroll: root.scrollWidth - root.clientWidth, body: document.body.scrollWidth - document.body.clientWidth, wider: wider.slice(0, 5) };
+    });
+    expect(layout).toEqual({ scroll: 0, body: 0, wider: [] });
+    if (name === 'chromium') {
+      const file = path.resolve(import.meta.dirname, `../../.output/screenshots/panel-${width}.png`);
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await panel.page.screenshot({ path: file });
+    }
+    await panel.page.close();
   });
 });
