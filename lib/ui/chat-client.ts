@@ -20,6 +20,12 @@ export interface ChatClient {
   remove(conversationId: string): Promise<void>;
   answer(conversationId: string, questionId: string, reply: UserReply): Promise<void>;
   openSettings(): void;
+  /**
+   * True while no model is set up (first run: no key for a provider that needs one): the chat
+   * says so and opens Settings instead of letting a first message fail. Calls `onChange` when the
+   * settings change; returns the unsubscribe. Absent: never needed.
+   */
+  watchSetup?(onChange: (needed: boolean) => void): () => void;
   /** The management page's skills, where proposed function skills wait for review. */
   openSkillReview?(): void;
   /** The management page's Conversations section, which exports and imports for the popup. */

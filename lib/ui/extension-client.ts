@@ -2,6 +2,8 @@ import { browser, type Browser } from 'wxt/browser';
 import { RUN_EVENTS_PORT, sendMessage, type PortEvent, type PortRequest } from '../protocol';
 import type { ChatClient } from './chat-client';
 import { openConversationsPage } from './conversation-links';
+import { SETTINGS_STORAGE_KEY, validateSettings } from '../settings';
+import { loadSettings } from '../storage/settings-store';
 
 const RECONNECT_MS = 250;
 
@@ -82,6 +84,15 @@ export function createExtensionClient(): ChatClient {
     remove: (conversationId) => sendMessage('deleteConversation', { conversationId }),
     answer: (conversationId, questionId, reply) => sendMessage('answerQuestion', { conversationId, questionId, reply }),
     openSettings: () => void browser.runtime.openOptionsPage(),
+    watchSetup(onChange) {
+      const check = () => void loadSettings().then((s) => onChange(!validateSettings(s).ok), () => onChange(false));
+      const listener = (changes: Record<string, unknown>, area: string) => {
+        if (area === 'local' && SETTINGS_STORAGE_KEY in changes) check();
+      };
+      check();
+      browser.storage.onChanged.addListener(listener);
+      return () => browser.storage.onChanged.removeListener(listener);
+    },
     openConversations: (request) => void openConversationsPage(request),
     openSkillReview: () => void browser.tabs.create({ url: browser.runtime.getURL('/options.html') + '#skills' }),
   };

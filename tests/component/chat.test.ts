@@ -1050,6 +1050,30 @@ describe('hosts: popup and side panel', () => {
   });
 });
 
+describe('first run', () => {
+  test('with no model set up the chat says so and opens Settings; the notice goes once one is', async () => {
+    const client: FakeClient & Pick<ChatClient, 'watchSetup'> = new FakeClient();
+    client.conversations = [];
+    let report: (needed: boolean) => void = () => {};
+    let unsubscribed = false;
+    client.watchSetup = (onChange: (needed: boolean) => void) => {
+      report = onChange;
+      onChange(true);
+      return () => (unsubscribed = true);
+    };
+    const screen = await render(Chat, { client, host: 'panel' });
+    const notice = page.getByRole('status').filter({ hasText: 'needs a model' });
+    await expect.element(notice).toBeInTheDocument();
+    await button('Set up a model').click();
+    expect(client.callsOf('openSettings')).toHaveLength(1);
+    report(false);
+    await tick();
+    expect(document.querySelector('[data-notice="setup"]')).toBeNull();
+    screen.unmount();
+    expect(unsubscribed).toBe(true);
+  });
+});
+
 describe('accessibility, measured with axe-core', () => {
   /** axe's violations on the whole page, as "rule (impact): where" lines (empty: none). */
   async function violations(): Promise<string[]> {

@@ -180,4 +180,21 @@ describe.each(browsers)('side panel in %s', (name) => {
     }
     await panel.page.close();
   });
+
+  it('opened before any settings are saved, shows the first-run guidance the popup shows', async () => {
+    await setup().page.evaluate(async () => {
+      const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+      await api.storage.local.remove('settings');
+    });
+    const panel = await panelWindow();
+    await panel.waitFor('[data-notice="setup"]');
+    expect(await panel.text('[data-notice="setup"]')).toContain('needs a model');
+    const popup = await PopupPage.open(ext());
+    await popup.waitFor('[data-notice="setup"]');
+    // Saving a model takes it away, live.
+    await setSettings(setup().page, { apiKey: 'test-key', baseUrl: fake.url });
+    await panel.waitForGone('[data-notice="setup"]');
+    await popup.waitForGone('[data-notice="setup"]');
+    await Promise.all([panel.page.close(), popup.page.close()]);
+  });
 });

@@ -112,6 +112,10 @@ describe('the import graph', () => {
     expect(graph.get('lib/agent/context-window.ts') ?? []).toEqual([]);
   });
 
+  it('keeps the URL policy pure: it imports nothing', () => {
+    expect(graph.get('lib/tools/url-policy.ts')).toEqual([]);
+  });
+
   it('keeps the provider presets pure data: they import only each other and the model types', () => {
     for (const file of PROVIDER_DATA) {
       expect(graph.get(file)?.filter((d) => !PROVIDER_DATA.includes(d) && d !== 'lib/agent/model.ts'), file).toEqual([]);
@@ -126,9 +130,11 @@ describe('the import graph', () => {
     // The price table and cost display (lib/agent/pricing.ts) and the context windows are pure:
     // Settings and the popup use them without loading any of the agent's machinery.
     // So are the provider presets (Settings' provider picker).
-    const pure = new Set(['lib/agent/pricing.ts', 'lib/agent/context-window.ts', ...PROVIDER_DATA]);
+    // And which pages the browser keeps extensions out of (lib/tools/url-policy.ts imports nothing):
+    // the context menu's message says so on those pages.
+    const pure = new Set(['lib/agent/pricing.ts', 'lib/agent/context-window.ts', 'lib/tools/url-policy.ts', ...PROVIDER_DATA]);
     const internal = (file: string, dep: string) =>
-      (dep.startsWith('lib/agent/') && !pure.has(dep)) || (dep.startsWith('lib/tools/') && !(file.startsWith('entrypoints/options/') && dep === 'lib/tools/catalog.ts'));
+      (dep.startsWith('lib/agent/') && !pure.has(dep)) || (dep.startsWith('lib/tools/') && !pure.has(dep) && !(file.startsWith('entrypoints/options/') && dep === 'lib/tools/catalog.ts'));
     const offending = [...graph].flatMap(([file, deps]) => (layered(file) ? deps.filter((d) => internal(file, d)).map((d) => `${file} → ${d}`) : []));
     expect(offending).toEqual([]);
   });
