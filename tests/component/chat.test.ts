@@ -1082,6 +1082,16 @@ describe('accessibility, measured with axe-core', () => {
     return result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   }
 
+  test('streamed text is announced politely, once it is whole: the log is polite, the reply in progress busy', async () => {
+    const { client } = await mountChat({ snap: snapshot('c1', { messages: [user('q')], run: run('running'), draft: [{ type: 'text', text: 'Partial ans' }] }) });
+    const log = page.getByRole('log', { name: 'Conversation' }).element();
+    expect(log.getAttribute('aria-live')).toBe('polite');
+    await vi.waitFor(() => expect(draftEl()?.getAttribute('aria-busy')).toBe('true'));
+    await client.emit(snapshot('c1', { messages: [user('q'), assistant(text('Partial answer, whole.'))] }));
+    await vi.waitFor(() => expect(committed().at(-1)?.textContent).toContain('Partial answer, whole.'));
+    expect(committed().at(-1)?.getAttribute('aria-busy')).toBeNull();
+  });
+
   test('0 violations empty, streaming, with tool cards and tasks, and with a question and an approval card', async () => {
     const client = new FakeClient();
     client.conversations = [];
