@@ -11,7 +11,7 @@
 import { browser } from 'wxt/browser';
 import { t, type MessageKey } from '../i18n';
 import { restrictedPageReason } from '../tools/url-policy';
-import { leaveHandoff, type PanelAdapter } from './panel';
+import { leaveHandoff, toolbarButton, type PanelAdapter } from './panel';
 
 export const MENU_IDS = ['ask-page', 'ask-selection', 'ask-link', 'ask-image'] as const;
 export type MenuId = (typeof MENU_IDS)[number];
@@ -127,7 +127,7 @@ async function openChat(panel: PanelAdapter, windowId: number | undefined): Prom
   try {
     await panel.open(windowId);
   } catch {
-    const action = (browser.action ?? (browser as unknown as { browserAction?: typeof browser.action }).browserAction) as { openPopup?: () => Promise<void> } | undefined;
+    const action = toolbarButton() as { openPopup?: () => Promise<void> } | undefined;
     await action?.openPopup?.().catch(() => undefined);
   }
 }

@@ -24,7 +24,7 @@ export interface PanelAdapter {
 
 const POPUP = 'popup.html';
 /** The toolbar button's API: action (MV3), browserAction (Firefox MV2). */
-function toolbarButton(): typeof browser.action {
+export function toolbarButton(): typeof browser.action {
   return (browser.action ?? (browser as unknown as { browserAction: typeof browser.action }).browserAction);
 }
 
