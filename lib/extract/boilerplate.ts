@@ -7,6 +7,7 @@
  * nobody tuned for.
  */
 import { normalize } from './interactive';
+import { adLabel, authorHeading, commentPrompt, creditLine, otherSectionHeading, readAlsoLine, sharePrompt, subscribePrompt, withoutTrailingCredit } from './phrases';
 
 /**
  * Words in a class or id that name page furniture, matched as whole parts of the name
@@ -122,8 +123,122 @@ export function pruneBoilerplate(root: Element, opts: { linkLists?: boolean; nam
     if (el.localName === 'p' || el.localName === 'span' || el.localName === 'figure') continue;
     if (opts.linkLists !== false && (linkList(el, text, words) || teaserList(el, text))) drop(el, words);
   }
+  prunePhrases(root, thread, drop);
   if (out.removed) dropOrphanHeadings(root);
   return out;
+}
+
+/** Blocks that may say in words what they are (phrases.ts), smallest wrappers included. */
+const PHRASE_BLOCKS = 'h2, h3, h4, h5, h6, p, div, li, dt, dd, figcaption, small, span, em, strong, b, i, blockquote, section, aside, header, footer, td';
+/** A "Read also:" line with its linked title, a credit, a prompt: a line or two, never prose. */
+const MAX_PHRASE_WORDS = 40;
+/** What a related-reading heading may head and still go with it: a list of teasers, not an essay. */
+const MAX_SECTION_WORDS = 300;
+const MAX_AUTHOR_WORDS = 150;
+/** A pseudo-heading ("**Schon gelesen?**" in a paragraph) has at most this many words. */
+const MAX_LABEL_WORDS = 8;
+
+/**
+ * The second pass: short blocks that say what they are in words (phrases.ts) — "Read also:" lines,
+ * related-reading sections under their heading, author boxes under theirs, credits, ad labels,
+ * comment, share and subscribe prompts — and picture credits at the end of captions.
+ */
+function prunePhrases(root: Element, thread: boolean, drop: (el: Element, words: number) => void): void {
+  for (const el of Array.from(root.querySelectorAll(PHRASE_BLOCKS))) {
+    if (!root.contains(el) || el.closest('pre, code')) continue;
+    const text = el.textContent ?? '';
+    if (text.length > 600) continue;
+    const words = wordCount(text);
+    if (!words || words > MAX_PHRASE_WORDS) continue;
+    if (/^h[2-6]$/.test(el.localName)) {
+      const author = authorHeading(text);
+      const comments = !thread && commentPrompt(text);
+      if (author || comments || otherSectionHeading(text)) dropSection(el, root, author ? MAX_AUTHOR_WORDS : comments ? Infinity : MAX_SECTION_WORDS, !author && !comments, drop);
+      continue;
+    }
+    if (el.closest('h1, h2, h3, h4, h5, h6')) continue;
+    const hasLink = !!el.querySelector('a');
+    if (readAlsoLine(text) && (hasLink || words <= MAX_LABEL_WORDS)) {
+      // "Lea también:" on its own, its link in the next block.
+      const next = el.nextElementSibling;
+      if (!hasLink && next && isTeaserLink(next)) drop(next, wordCount(next.textContent ?? ''));
+      drop(el, words);
+      continue;
+    }
+    if (words <= MAX_LABEL_WORDS && !el.querySelector('p, li, div')) {
+      // A pseudo-heading: "**Schon gelesen?**", "Über den Autor" in a paragraph of its own.
+      const next = el.nextElementSibling;
+      if (otherSectionHeading(text)) {
+        if (next && isTeaserLink(next)) drop(next, wordCount(next.textContent ?? ''));
+        drop(el, words);
+        continue;
+      }
+      if (authorHeading(text)) {
+        const bio = next ? wordCount(next.textContent ?? '') : 0;
+        if (next && bio <= MAX_AUTHOR_WORDS) drop(next, bio);
+        drop(el, words);
+        continue;
+      }
+    }
+    if ((words <= 14 && creditLine(text)) || adLabel(text) || (!thread && words <= 30 && commentPrompt(text)) || sharePrompt(text) || subscribePrompt(text)) {
+      drop(el, words);
+      continue;
+    }
+    if (!el.querySelector(PHRASE_BLOCKS)) stripTrailingCredit(el, captionLike(el));
+  }
+}
+
+/** A short block that is mostly a link: the teaser a "Read also" label introduces. */
+function isTeaserLink(el: Element): boolean {
+  const text = el.textContent ?? '';
+  const words = wordCount(text);
+  return words > 0 && words <= MAX_PHRASE_WORDS && linkDensity(el, text) >= 0.6;
+}
+
+/**
+ * `heading` and what follows it up to the next heading of its level or higher, when that is short
+ * enough (and, with `links`, link-heavy enough) to be a box of teasers rather than more of the
+ * article. A heading alone in its wrapper takes the wrapper's siblings as its section.
+ */
+function dropSection(heading: Element, root: Element, maxWords: number, links: boolean, drop: (el: Element, words: number) => void): void {
+  const level = Number(heading.localName[1]);
+  let start: Element = heading;
+  while (start.parentElement && start.parentElement !== root && normalize(start.parentElement.textContent ?? '') === normalize(heading.textContent ?? '')) start = start.parentElement;
+  const section: Element[] = [];
+  for (let sib = start.nextElementSibling; sib; sib = sib.nextElementSibling) {
+    const h = /^h[1-6]$/.test(sib.localName) ? sib : sib.querySelector(HEADINGS);
+    if (h && Number(h.localName[1]) <= level) break;
+    section.push(sib);
+  }
+  const text = section.map((s) => s.textContent ?? '').join(' ');
+  const words = wordCount(text);
+  if (words > maxWords * (links ? 3 : 1)) return;
+  if (links && words > 60) {
+    const linked = section.reduce((n, s) => n + Array.from(s.querySelectorAll('a')).reduce((m, a) => m + normalize(a.textContent ?? '').length, 0) + (s.localName === 'a' ? normalize(s.textContent ?? '').length : 0), 0);
+    const density = linked / Math.max(1, normalize(text).length);
+    // A long section goes only when it is mostly links (a box of teasers); a short one when it has a fair share.
+    if (density < (words > maxWords ? 0.6 : 0.4)) return;
+  }
+  for (const s of section) drop(s, wordCount(s.textContent ?? ''));
+  drop(start, wordCount(start.textContent ?? ''));
+}
+
+const CAPTION_PARTS = /(?:^|[-_\s])(?:caption|credits?|legend|bildunterschrift|bu|wp-caption-text)(?:$|[-_\s])/i;
+
+/** A picture's caption: a figcaption, a block inside a figure, or named so. */
+function captionLike(el: Element): boolean {
+  if (el.localName === 'figcaption' || el.closest('figure')) return true;
+  return CAPTION_PARTS.test(`${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`);
+}
+
+/** Takes a picture credit off the end of a caption when the credit is in its last text. */
+function stripTrailingCredit(el: Element, caption: boolean): void {
+  const walker = el.ownerDocument.createTreeWalker(el, 4 /* NodeFilter.SHOW_TEXT */);
+  let last: Node | null = null;
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) if ((n.nodeValue ?? '').trim()) last = n;
+  if (!last) return;
+  const kept = withoutTrailingCredit(last.nodeValue ?? '', caption);
+  if (kept !== null) last.nodeValue = kept;
 }
 
 /**

@@ -1,0 +1,86 @@
+import { JSDOM, VirtualConsole } from 'jsdom';
+import { describe, expect, it } from 'vitest';
+import { pruneBoilerplate } from '../../lib/extract/boilerplate';
+import { adLabel, authorHeading, commentPrompt, creditLine, otherSectionHeading, readAlsoLine, sharePrompt, subscribePrompt, withoutTrailingCredit } from '../../lib/extract/phrases';
+
+function holder(html: string): Element {
+  const doc = new JSDOM(`<!doctype html><body><div id="root">${html}</div></body>`, { virtualConsole: new VirtualConsole() }).window.document;
+  return doc.getElementById('root')!;
+}
+
+const prose = (n: number) =>
+  Array.from({ length: n }, (_, i) => `<p>Sentence ${i} of the article goes on with plain words that a reader came for and nothing else.</p>`).join('');
+
+describe('boilerplate phrases', () => {
+  it('knows "read also" lead-ins in the languages news sites write, and not prose that starts alike', () => {
+    for (const t of ['Lea también: Impiden ingreso', 'Czytaj też: Wyścig zbrojeń', 'Schon gelesen?', 'À lire aussi » Ballonnements', 'READ MORE: The story', 'LE PUEDE INTERESAR: La ficha', 'Lesen Sie auch: Der Fall'])
+      expect(readAlsoLine(t), t).toBe(true);
+    for (const t of ['Read the full report on the council website.', 'Lea la ley completa', 'Mira Lobe wrote children’s books', 'Related to this, the council voted'])
+      expect(readAlsoLine(t), t).toBe(false);
+  });
+
+  it('knows the headings of related-reading, comment and author sections', () => {
+    for (const t of ['Mehr zum Thema', 'Ähnliche Themen', 'Das könnte dich auch interessieren', 'Related stories', 'Neueste Artikel', 'Sur le même sujet', 'Noticias relacionadas:'])
+      expect(otherSectionHeading(t), t).toBe(true);
+    for (const t of ['Related work in the field of optics', 'Latest results from the trial', 'Die neuesten Messungen'])
+      expect(otherSectionHeading(t), t).toBe(false);
+    expect(authorHeading('Über den Autor')).toBe(true);
+    expect(authorHeading('About the author')).toBe(true);
+    expect(authorHeading('The author’s early life')).toBe(false);
+  });
+
+  it('knows credits, ad labels and prompts, and leaves sentences that merely mention them', () => {
+    for (const t of ['Foto: unsplash/Bill Mead', '(© FEI/Christophe Taniere)', 'Crédits photos : Bestimage', 'Photograph by Ed Marshall', 'Źródło: ISBnews']) expect(creditLine(t), t).toBe(true);
+    expect(creditLine('Fotos of the trip are on the next page')).toBe(false);
+    for (const t of ['Anzeige', '- Anzeige -', 'Advertisement:', 'Lade weitere Inhalte ...', 'Load more']) expect(adLabel(t), t).toBe(true);
+    expect(adLabel('Advertisements paid for the campaign')).toBe(false);
+    for (const t of ['Kommentare schreiben', 'No Response so far', 'Keine Kommentare (Kommentare erscheinen erst nach Freigabe)', 'Du musst Eingeloggt sein um Kommentare zu schreiben!', 'Leave a reply', '%d Bloggern gefällt das:'])
+      expect(commentPrompt(t), t).toBe(true);
+    expect(commentPrompt('The minister declined to comment on the report.')).toBe(false);
+    for (const t of ['Möchten Sie den Artikel teilen?', 'Artikel gefallen? Vergiss nicht zu teilen!', 'Share this article', 'If you enjoyed reading this post – would you consider supporting our work?'])
+      expect(sharePrompt(t), t).toBe(true);
+    expect(sharePrompt('The company’s share price fell by a third after the report.')).toBe(false);
+    expect(subscribePrompt('To view the full story, please subscribe to The Times.')).toBe(true);
+    expect(subscribePrompt('Subscribers to the journal complained about the price rise.')).toBe(false);
+  });
+
+  it('takes a picture credit off the end of a caption, and a sentence’s own words stay', () => {
+    expect(withoutTrailingCredit('Marco Odermatt, Ski-Star aus der Schweiz. © AFP / MARCO BERTORELLO')).toBe('Marco Odermatt, Ski-Star aus der Schweiz.');
+    expect(withoutTrailingCredit('Son tres los periodos de vacaciones. Foto: Andina')).toBe('Son tres los periodos de vacaciones.');
+    expect(withoutTrailingCredit('Golf im TV: Die Übertragungszeiten im Überblick. (Foto: Getty)', false)).toBe('Golf im TV: Die Übertragungszeiten im Überblick.');
+    // In prose only a picture's label after a sentence counts: a "credit:" in a sentence is the sentence.
+    expect(withoutTrailingCredit('Families can claim a tax credit: up to 500 dollars a year', false)).toBeNull();
+    expect(withoutTrailingCredit('Die Zahlen stammen vom Amt. Quelle: Statistisches Bundesamt', false)).toBeNull();
+    expect(withoutTrailingCredit('Foto: dpa')).toBeNull(); // all credit: creditLine's to drop whole
+  });
+});
+
+describe('pruneBoilerplate by phrases', () => {
+  it('drops "read also" lines, a related section under its heading, an author box, credits, prompts; the article stays', () => {
+    const root = holder(`<h1>Title</h1>${prose(3)}
+      <p><strong>Lea también:</strong> <a href="/otra">Impiden ingreso a reportero</a></p>
+      ${prose(2)}
+      <figure><img src="/a.jpg" alt=""><figcaption>Der Hafen am Morgen. Foto: dpa/Max Muster</figcaption></figure>
+      <p>Foto: unsplash/Bill Mead</p>
+      <p>- Anzeige -</p>
+      <h3>Über den Autor</h3><p>Max schreibt seit 1999 über Häfen und Schiffe.</p>
+      <h2>Mehr zum Thema</h2><ul><li><a href="/x">Ein anderer Artikel über Häfen</a></li><li><a href="/y">Noch ein Artikel</a></li></ul>
+      <p>Kommentare schreiben</p>
+      <p>Möchten Sie den Artikel teilen?</p>`);
+    pruneBoilerplate(root);
+    const text = root.textContent!.replace(/\s+/g, ' ');
+    expect(text).toContain('Sentence 2 of the article');
+    expect(text).toContain('Der Hafen am Morgen.');
+    for (const gone of ['Lea también', 'Impiden ingreso', 'dpa/Max Muster', 'Bill Mead', 'Anzeige', 'Über den Autor', 'seit 1999', 'Mehr zum Thema', 'Ein anderer Artikel', 'Kommentare schreiben', 'teilen'])
+      expect(text, gone).not.toContain(gone);
+  });
+
+  it('keeps a section under a related-sounding heading when it is prose, and a comment thread that is the page', () => {
+    const essay = holder(`<h1>Title</h1>${prose(3)}<h2>Related work</h2>${prose(2)}<h2>Latest</h2>${prose(30)}`);
+    pruneBoilerplate(essay);
+    expect(essay.querySelectorAll('p').length).toBe(35);
+    const thread = holder(`<h1>Forum</h1><div class="comments">${prose(6)}<h3>Comments</h3>${prose(6)}</div>`);
+    pruneBoilerplate(thread);
+    expect(thread.textContent).toContain('Comments');
+  });
+});
