@@ -356,7 +356,7 @@ describe('tool cards', () => {
     expect(ok.element().querySelector('summary .name')?.textContent).toBe('create_task');
     expect(ok.element().querySelector('.args')?.textContent).toBe(JSON.stringify({ subject: 'Buy milk' }, null, 2));
     expect(ok.element().querySelector('.result')?.textContent).toBe('Task 1 created');
-    expect([...ok.element().querySelectorAll('h3')].map((h) => h.textContent)).toEqual(['Arguments', 'Result']);
+    expect([...ok.element().querySelectorAll('h2')].map((h) => h.textContent)).toEqual(['Arguments', 'Result']);
 
     const bad = toolCard('read_page');
     await expect.element(bad).toHaveAttribute('data-status', 'error');
@@ -413,7 +413,7 @@ describe('tool cards', () => {
     await expect.element(card).toHaveAttribute('data-status', 'running');
     await expect.element(card.getByRole('status')).toHaveTextContent('running');
     expect(card.element().querySelector('.result')).toBeNull();
-    expect([...card.element().querySelectorAll('h3')].map((h) => h.textContent)).toEqual(['Arguments']);
+    expect([...card.element().querySelectorAll('h2')].map((h) => h.textContent)).toEqual(['Arguments']);
     // Not started yet.
     await expect.element(toolCard('later').getByRole('status')).toHaveTextContent('waiting');
 
@@ -1124,6 +1124,10 @@ describe('accessibility, measured with axe-core', () => {
     await expect.element(toolCard('create_task')).toBeInTheDocument();
     await vi.waitFor(() => expect(draftEl()?.getAttribute('aria-busy')).toBe('true'));
     expect(await violations(), 'streaming with tool cards').toEqual([]);
+    // Open, a card shows its arguments and result under headings of their own.
+    await toolCard('create_task').getByText('create_task').click();
+    await expect.element(page.getByRole('heading', { name: 'Result' })).toBeVisible();
+    expect(await violations(), 'streaming with a tool card open').toEqual([]);
 
     await c2.emit({
       type: 'question',
