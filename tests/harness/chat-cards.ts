@@ -16,7 +16,7 @@ export function askAndAct(tabId: number, lead?: string, extra: Partial<ScriptedR
         name: 'ask_user',
         input: {
           question: `Which of these should I order for the https://shop.example.com/${'very-long-category-name/'.repeat(4)} basket?`,
-          options: ['The Extraordinarily-Long-Named-Deluxe-Model-Number-Nine', 'The small one'],
+          options: ['TheExtraordinarilyLongNamedDeluxeModelWithoutAnyPlaceToBreakTheLine', 'The small one'],
         },
       },
       { type: 'tool_use', name: 'execute_script', input: { target: 'page', tab_id: tabId, code: `document.title = ${JSON.stringify('ordered-'.repeat(30))}; return document.title` } },
