@@ -166,6 +166,44 @@ describe.each(browsers)('side panel in %s', (name) => {
     await reader.close();
   });
 
+  it('the real panel, opened mid-run from the popup, stays open and keeps streaming while the agent opens, activates and closes tabs in its window', async () => {
+    const reader = await ext().open('options.html', { width: 900, height: 700 }, { window: true });
+    const tabId = await session.openTab('/index.html');
+    const popupWindow = await setup().page.evaluate(async () => (await ((globalThis as any).browser ?? (globalThis as any).chrome).windows.getCurrent()).id as number);
+    const g = gate();
+    let openedTab: number | undefined;
+    fake.script(
+      {
+        content: [
+          { type: 'text', text: 'Working on the tabs now, beside the page.' },
+          { type: 'tool_use', name: 'open_tab', input: { url: `${session.fixtures.url}/index.html?opened-by-the-agent`, window_id: popupWindow } },
+        ],
+        chunk: 6,
+        pause: { afterEvents: 5, gate: g },
+      },
+      (body) => {
+        openedTab = lastToolResult(body).content.id;
+        return toolCall('activate_tab', { tab_id: tabId });
+      },
+      () => toolCall('close_tab', { tab_id: openedTab }),
+      text('All three done, and the panel stayed.'),
+    );
+    await setup().send('Open a tab, bring the fixture tab to the front, close the new one');
+    await setup().waitForAssistantText('Working');
+    const title = await setup().text('h1');
+    await focusWindow(reader, popupWindow);
+    await setup().page.click('button[aria-label="Open in side panel"]');
+    await opened('panel', (c) => c.title === title, reader);
+    g.open();
+    const panel = await opened('panel', (c) => c.log.includes('the panel stayed'), reader);
+    expect(panel.log).toContain('Working on the tabs now');
+    expect(await openedChats(reader, 'panel')).toHaveLength(1);
+    const tabs = await reader.evaluate(async () => ((globalThis as any).browser ?? (globalThis as any).chrome).tabs.query({}) as Promise<{ id: number; active: boolean }[]>);
+    expect(tabs.some((t) => t.id === openedTab)).toBe(false);
+    expect(tabs.find((t) => t.id === tabId)?.active).toBe(true);
+    await reader.close();
+  });
+
   /** Calls the background's registered listener as the browser would (Chromium: in the service worker; Firefox: the background page). */
   async function background<T>(fn: string, ...args: unknown[]): Promise<T> {
     if (name === 'chromium') {
