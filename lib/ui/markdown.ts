@@ -1,5 +1,6 @@
 import DOMPurify from 'dompurify';
 import { Lexer, Marked, type Links, type Token, type TokensList } from 'marked';
+import { keyboardScrollable, MARKDOWN_SCROLL_BOXES } from './keyboard-scroll';
 
 const marked = new Marked({
   gfm: true,
@@ -28,6 +29,7 @@ purifier.addHook('afterSanitizeAttributes', (node) => {
     node.setAttribute('type', 'checkbox');
     node.setAttribute('disabled', '');
   }
+  if (MARKDOWN_SCROLL_BOXES.has(node.tagName)) keyboardScrollable(node);
 });
 
 const ALLOWED_TAGS = [

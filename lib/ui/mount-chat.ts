@@ -40,10 +40,12 @@ export function mountChat(host: ChatHost): void {
     props: { client, host, onopenpanel: openPanel, onshown: (ms: number) => (window.__pagewrightShownMs = ms) },
   }) as { handoff(h: PanelHandoff): void };
   // A handoff waiting (a menu item where the panel could not open, so the popup opened instead).
+  // The panel watches before it looks, so that a handoff landing in between is not missed (one
+  // seen by both is applied twice, to the same effect).
   void windowKnown.then(async () => {
     if (host === 'panel' && windowId !== undefined) announcePanel(windowId);
+    if (host === 'panel') watchHandoffs(windowId, (h) => chat.handoff(h));
     const first = await takeHandoff(windowId);
     if (first) chat.handoff(first);
-    if (host === 'panel') watchHandoffs(windowId, (h) => chat.handoff(h));
   });
 }

@@ -11,6 +11,7 @@ import type { PortEvent } from '../../lib/protocol';
 import type { UserReply } from '../../lib/contracts/questions';
 import type { ChatClient } from '../../lib/ui/chat-client';
 import Chat from '../../lib/ui/chat/Chat.svelte';
+import '../../assets/theme.css';
 
 // ---------------------------------------------------------------------------------------------
 // A fake background: records every call and lets the test push events to the attached listener.
@@ -172,11 +173,14 @@ function snapshot(
   };
 }
 
+/** What each host gives Chat (lib/ui/mount-chat.ts): the popup can hand the chat over to the panel. */
+type HostProps = { host: 'popup'; onopenpanel: (conversationId: string | undefined) => void } | { host: 'panel' };
+
 /** Renders Chat with a fake client, waits for it to attach to the first listed conversation and sends it `snap`. */
-async function mountChat(opts: { conversations?: ConversationSummary[]; snap?: RunEvent; client?: FakeClient } = {}) {
+async function mountChat(opts: { conversations?: ConversationSummary[]; snap?: RunEvent; client?: FakeClient; host?: HostProps } = {}) {
   const client = opts.client ?? new FakeClient();
   client.conversations = opts.conversations ?? [summary('c1', 'Trip plan')];
-  const screen = await render(Chat, { client });
+  const screen = await render(Chat, { client, ...opts.host });
   await vi.waitFor(() => expect(client.attachments.length).toBeGreaterThan(0));
   const first = client.conversations[0];
   if (first) {
@@ -352,7 +356,7 @@ describe('tool cards', () => {
     expect(ok.element().querySelector('summary .name')?.textContent).toBe('create_task');
     expect(ok.element().querySelector('.args')?.textContent).toBe(JSON.stringify({ subject: 'Buy milk' }, null, 2));
     expect(ok.element().querySelector('.result')?.textContent).toBe('Task 1 created');
-    expect([...ok.element().querySelectorAll('h3')].map((h) => h.textContent)).toEqual(['Arguments', 'Result']);
+    expect([...ok.element().querySelectorAll('h2')].map((h) => h.textContent)).toEqual(['Arguments', 'Result']);
 
     const bad = toolCard('read_page');
     await expect.element(bad).toHaveAttribute('data-status', 'error');
@@ -409,7 +413,7 @@ describe('tool cards', () => {
     await expect.element(card).toHaveAttribute('data-status', 'running');
     await expect.element(card.getByRole('status')).toHaveTextContent('running');
     expect(card.element().querySelector('.result')).toBeNull();
-    expect([...card.element().querySelectorAll('h3')].map((h) => h.textContent)).toEqual(['Arguments']);
+    expect([...card.element().querySelectorAll('h2')].map((h) => h.textContent)).toEqual(['Arguments']);
     // Not started yet.
     await expect.element(toolCard('later').getByRole('status')).toHaveTextContent('waiting');
 
@@ -1092,15 +1096,22 @@ describe('accessibility, measured with axe-core', () => {
     expect(committed().at(-1)?.getAttribute('aria-busy')).toBeNull();
   });
 
-  test('0 violations empty, streaming, with tool cards and tasks, and with a question and an approval card', async () => {
+  // Both hosts as lib/ui/mount-chat.ts mounts them, with the pages' own colours (assets/theme.css)
+  // so that colour contrast is measured on what users see.
+  test.each<[string, HostProps]>([
+    ['popup', { host: 'popup', onopenpanel: () => {} }],
+    ['panel', { host: 'panel' }],
+  ])('0 violations in the %s: empty, streaming with tool cards and tasks, with a question and an approval card', async (hostName, host) => {
     const client = new FakeClient();
     client.conversations = [];
-    await render(Chat, { client, host: 'panel' });
+    await render(Chat, { client, ...host });
     await expect.element(messageBox()).toBeInTheDocument();
+    expect(!!document.querySelector('[data-action="open-panel"]'), 'the popup offers the panel').toBe(hostName === 'popup');
     expect(await violations(), 'empty').toEqual([]);
 
     document.body.innerHTML = '';
     const { client: c2 } = await mountChat({
+      host,
       snap: snapshot('c1', {
         title: 'Everything',
         messages: [user('Do it'), assistant(text('Working on it'), toolUse('t1', 'create_task', { subject: 'x' })), toolResults(result('t1', 'ok'))],
@@ -1110,7 +1121,13 @@ describe('accessibility, measured with axe-core', () => {
       }),
     });
     await expect.element(button('Stop')).toBeInTheDocument();
+    await expect.element(toolCard('create_task')).toBeInTheDocument();
+    await vi.waitFor(() => expect(draftEl()?.getAttribute('aria-busy')).toBe('true'));
     expect(await violations(), 'streaming with tool cards').toEqual([]);
+    // Open, a card shows its arguments and result under headings of their own.
+    await toolCard('create_task').getByText('create_task').click();
+    await expect.element(page.getByRole('heading', { name: 'Result' })).toBeVisible();
+    expect(await violations(), 'streaming with a tool card open').toEqual([]);
 
     await c2.emit({
       type: 'question',
@@ -1124,6 +1141,7 @@ describe('accessibility, measured with axe-core', () => {
       } as PendingQuestion,
     });
     await expect.element(page.getByRole('form', { name: 'Which city?' })).toBeInTheDocument();
+    await expect.element(page.getByText('shop.example.com/cart')).toBeInTheDocument();
     expect(await violations(), 'question and approval').toEqual([]);
   });
 });

@@ -94,6 +94,13 @@ describe('renderMarkdown', () => {
     }
   });
 
+  test('code blocks and tables, which scroll sideways in a narrow panel, take the keyboard focus; nothing else does', () => {
+    const root = parse('```\ncode\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\ntext with `inline code` and [a link](https://example.com/)').content;
+    expect([...root.querySelectorAll('[tabindex]')].map((el) => `${el.tagName}:${el.getAttribute('tabindex')}`)).toEqual(['PRE:0', 'TABLE:0']);
+    // The model cannot ask for focus: a tabindex of its own is not kept.
+    expect(parse('<p tabindex="0">x</p>').content.querySelector('[tabindex]')).toBeNull();
+  });
+
   test('keeps code blocks, tables, lists, emphasis and task lists', () => {
     const root = parse(
       [
