@@ -7,7 +7,7 @@
  * nobody tuned for.
  */
 import { normalize } from './interactive';
-import { adLabel, authorHeading, commentPrompt, creditLine, otherSectionHeading, readAlsoLine, sharePrompt, subscribePrompt, withoutTrailingCredit } from './phrases';
+import { adLabel, authorHeading, commentPrompt, creditLine, legalNotice, otherSectionHeading, readAlsoLine, sharePrompt, subscribePrompt, withoutTrailingCredit } from './phrases';
 
 /**
  * Words in a class or id that name page furniture, matched as whole parts of the name
@@ -180,7 +180,7 @@ function prunePhrases(root: Element, thread: boolean, drop: (el: Element, words:
         continue;
       }
     }
-    if ((words <= 14 && creditLine(text)) || adLabel(text) || (!thread && words <= 30 && commentPrompt(text)) || sharePrompt(text) || subscribePrompt(text)) {
+    if ((words <= 14 && creditLine(text)) || adLabel(text) || (!thread && words <= 30 && commentPrompt(text)) || sharePrompt(text) || subscribePrompt(text) || legalNotice(text)) {
       drop(el, words);
       continue;
     }
@@ -303,6 +303,7 @@ function leadTeaser(el: Element, root: Element, names: readonly string[]): boole
 const MAX_DATELINE_WORDS = 8;
 const NUMERIC_DATE = /\b\d{1,2}[./-]\d{1,2}[./-](\d{4}|\d{2})\b|\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}:\d{2}\b/;
 const LABELLED = /^\s*[\p{L}][\p{L}\s-]{1,30}:\s*\d/u;
+const PUBLISHED_LABEL = /^\s*(?:publiziert|veröffentlicht|veröffentlichung|erschienen|aktualisiert|zuletzt aktualisiert|stand|erstellt|published|posted|updated|last updated|publié|mis à jour|publicado|actualizado|publikacja|aktualizacja|opublikowano|pubblicato|aggiornato)(?: am| on| le| el| il)?\s*:/i;
 const DAY_MONTH_YEAR = /\b\d{1,2}\.?\s+\p{L}{3,}\.?,?\s+\d{4}\b|\b\p{L}{3,}\.?\s+\d{1,2},?\s+\d{4}\b/u;
 
 /**
@@ -314,8 +315,9 @@ const DAY_MONTH_YEAR = /\b\d{1,2}\.?\s+\p{L}{3,}\.?,?\s+\d{4}\b|\b\p{L}{3,}\.?\s
 function dateLine(el: Element, text: string): boolean {
   // A timeline, a table of dates, a quote: dates that are the content.
   if (el.closest('li, td, th, dd, blockquote') || el.querySelector('li, td, dd')) return false;
-  // "Termin: 29.02.2020, 19 Uhr", "Einsendeschluss: 03.11.2019": a labelled date is a fact of the article.
-  if (LABELLED.test(text)) return false;
+  // "Termin: 29.02.2020, 19 Uhr", "Einsendeschluss: 03.11.2019": a labelled date is a fact of the
+  // article — unless the label says when the page was published ("Publiziert: 03.04.2020, 12:35").
+  if (LABELLED.test(text) && !PUBLISHED_LABEL.test(text)) return false;
   const time = el.localName === 'time' ? el : el.querySelector('time');
   // A <time> says a moment when its datetime is a date ("2021-03-04T…"); "PT15M" or none is a recipe's duration.
   const moment = time && /^\s*\d{4}-\d{2}/.test(time.getAttribute('datetime') ?? '') ? time : null;

@@ -16,6 +16,7 @@
 import { Readability } from '@mozilla/readability';
 import Defuddle, { type DefuddleOptions } from 'defuddle';
 import { pruneBoilerplate } from './boilerplate';
+import { addLead } from './lead';
 import { summaryCover, summaryWords } from './summary';
 import { liveOf, REF_ATTR, type DocumentSnapshot } from './snapshot';
 
@@ -94,12 +95,12 @@ export function mainContent(snap: DocumentSnapshot, url: string, rendered: boole
     }
   }
   const chosen = best && size >= MIN_ARTICLE_CHARS ? prunedArticle(best) : null;
-  if (chosen) return { ...chosen, liveRoot: commonLive(chosen.root, snap.refs) };
+  if (chosen) return withLead(chosen, snap);
   // Readability's box was mostly furniture (a comment thread, an author box): the article may
   // still be elsewhere, and Defuddle scores the page differently. Only then the body.
   if (best?.by === 'readability' && askDefuddle() && textSize(defuddle!.root) >= MIN_ARTICLE_CHARS) {
     const second = prunedArticle({ ...defuddle!, by: 'defuddle' });
-    if (second) return { ...second, liveRoot: commonLive(second.root, snap.refs) };
+    if (second) return withLead(second, snap);
   }
   // No article: the body, chrome set aside (snapshotDocument did that), controls in place.
   const holder = snap.doc.createElement('div');
@@ -107,6 +108,16 @@ export function mainContent(snap: DocumentSnapshot, url: string, rendered: boole
   pruneBoilerplate(holder, { linkLists: false });
   dropSoftHyphens(holder);
   return { root: holder, by: 'page', title: best?.title ?? '', liveRoot: liveOf(body, snap.refs) };
+}
+
+/**
+ * The article with its lead put back (lead.ts). used_selector names the element that holds the
+ * body as the extractor chose it: the lead may sit in a header far up the page.
+ */
+function withLead(found: Omit<MainContent, 'liveRoot'>, snap: DocumentSnapshot): MainContent {
+  const liveRoot = commonLive(found.root, snap.refs);
+  addLead(found.root, snap, found.title || snap.doc.title);
+  return { ...found, liveRoot };
 }
 
 /** The extractor's choice with its furniture pruned, or null when little is left of it. */

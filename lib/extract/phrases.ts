@@ -29,10 +29,10 @@ const READ_ALSO = new RegExp(
   '^[\\s»>›\\-–—*]*(?:' +
     [
       'read (?:also|more|next)', 'also read', 'see also', 'related(?: article| story| post)?', 'recommended', 'more on this(?: story)?', 'don\'t miss',
-      'lesen sie (?:auch|mehr|hier|dazu)', 'lies auch', 'auch interessant', 'mehr zum thema', 'siehe auch', 'schon gelesen', 'passend dazu', 'zum thema', 'weiterlesen',
+      'lesen sie (?:auch|mehr|hier|dazu)(?: (?:die|den|das|diese[nrs]?|folgende[nr]?|unsere[nrs]?|weitere[nr]?) ?(?:\\S+ ){0,2}\\S*)?', 'lies auch', 'auch lesen', 'zum weiterlesen', 'mehr themen', 'auch interessant', 'mehr zum thema', 'siehe auch', 'schon gelesen', 'passend dazu', 'zum thema', 'weiterlesen',
       'à lire (?:aussi|également)', 'lire (?:aussi|également)', 'voir aussi', 'sur le même sujet',
-      'lea (?:también|más|además)', 'lee (?:también|más)', 'lea', '(?:le|te) puede interesar', 'puedes ver', 'mira', 'véase también', 'ver también', 'también te puede interesar',
-      'czytaj (?:też|także|więcej|również)', 'zobacz (?:też|także|również)', 'przeczytaj (?:też|także|również)', 'polecamy',
+      'lea (?:también|más|además)', 'lee (?:también|más)', 'vea (?:también|más)', 'mire', 'lea', '(?:le|te) puede interesar', 'puedes ver', 'mira', 'véase también', 'ver también', 'también te puede interesar',
+      'czytaj (?:też|także|więcej|również)', 'zobacz (?:też|także|również)', 'przeczytaj (?:też|także|również)', 'polecamy', 'dowiedz się więcej',
       'leggi anche', 'leia (?:também|mais)', 'veja (?:também|mais)', 'saiba mais', 'lees ook', 'lees meer',
     ].join('|') +
     ')\\s*(?:[:?!»›>|\\-–—]|$)',
@@ -50,8 +50,8 @@ const OTHER_SECTION = new RegExp(
       'related(?: articles| posts| stories| content| news| links| reading| topics)?', 'more (?:from|on|about|stories|news|articles|to read|in)\\b.*', 'you (?:may|might) (?:also )?(?:like|enjoy|be interested in)',
       'recommended(?: for you| reading| articles| stories)?', 'latest(?: news| articles| posts| stories)?', 'most (?:read|popular|viewed|shared)', 'popular(?: posts| articles| now)?', 'recent (?:posts|articles|comments)',
       'further reading', 'read (?:more|also|next)', 'see also', 'also read', 'trending(?: now)?', 'what to read next', 'up next', 'next (?:article|post|story)', 'previous (?:article|post|story)',
-      'ähnliche(?: themen| artikel| beiträge| posts| rezepte)?', 'das könnte (?:dich|sie|euch) auch interessieren', 'auch interessant', 'mehr zum thema.*', 'weitere (?:beiträge|artikel|themen|nachrichten|news|meldungen|tourentipps|rezepte)\\b.*',
-      'neueste (?:artikel|beiträge|posts|nachrichten)', 'neue(?:ste)? beiträge', 'meistgelesen(?:e)?(?: artikel)?', 'meist gelesen', 'empfehlungen', 'unsere empfehlungen?', 'verwandte (?:artikel|themen|beiträge)', 'noch mehr.*', 'mehr (?:von|aus|zum|zu)\\b.*',
+      'ähnliche(?: themen| artikel| beiträge| posts| rezepte)?', '(?:das|dieses? \\S+|das thema) könnte (?:dich|sie|euch) (?:auch )?interessieren', 'auch interessant', 'mehr zum thema.*', 'weitere (?:beiträge|artikel|themen|nachrichten|news|meldungen|tourentipps|rezepte)\\b.*',
+      'neueste (?:artikel|beiträge|posts|nachrichten)', 'neue(?:ste)? beiträge', 'meistgelesen(?:e)?(?: artikel)?', 'meist[- ](?:gelesen|diskutiert|kommentiert|geklickt)', 'empfohlene (?:beiträge|artikel)', 'zum weiterlesen', 'mehr themen', 'empfehlungen', 'unsere empfehlungen?', 'verwandte (?:artikel|themen|beiträge)', 'noch mehr.*', 'mehr (?:von|aus|zum|zu)\\b.*',
       'schon gelesen', 'lesen sie auch', 'vorschau auf den nächsten artikel', 'nächster artikel', 'vorheriger artikel', 'top-themen', 'top themen', 'aktuelle (?:beiträge|artikel|nachrichten)',
       'à lire (?:aussi|également)', 'lire aussi', 'sur le même (?:sujet|thème)', 'articles? (?:similaires|liés|connexes|récents)', 'dans la même rubrique', 'les plus lus', 'vous aimerez aussi', 'à voir aussi', '(?:audios|vidéos|articles) et (?:vidéos|audios|articles) sur le sujet',
       'noticias relacionadas', '(?:te|le) puede interesar', 'también te puede interesar', 'más noticias', 'lo más leído', 'artículos relacionados', 'más (?:de|en)\\b.*',
@@ -80,11 +80,15 @@ const CREDIT_LABEL =
   '(?:©|\\(c\\)|copyright|fotos?|foto(?:grafie|grafía|grafia)?|bild(?:er)?|titelbild|aufmacherbild|bildquelle|photos?|photograph(?:y|ed)?(?: by)?|photo credit|image(?: credit| source)?s?|credits?|crédits?(?: photos?)?|crédito|imagen|fuente|źródło|zdjęci[ea]|fot\\.|quelle|source|fonte|foto\'s)';
 const CREDIT_LINE = new RegExp(`^[\\s(\\[*]*${CREDIT_LABEL}\\s*(?::|©|\\bby\\b|-|–)`);
 const COPYRIGHT_LINE = /^[\s(\[*-]*©/;
+/** Picture agencies and stock libraries, as credits name them ("aja/PAP", "(mlharing / iStock.com)"). */
+const AGENCY = '(?:dpa|afp|ap|reuters|epa|pap|ansa|efe|kna|epd|apa|keystone|xinhua|anadolu|getty(?: images)?|shutterstock(?:\\.com)?|istock(?:photo)?(?:\\.com)?|imago(?: images)?|picture[- ]alliance|wenn(?:\\.com)?|unsplash|pixabay|adobe ?stock|stock\\.adobe\\.com|fotolia|colourbox|depositphotos)';
+const AGENCY_LINE = new RegExp(`^[\\s(]*(?:[\\p{L}.'-]+ ?){0,4}/ ?${AGENCY}[\\s)]*$`, 'u');
+const AGENCY_TAIL = new RegExp(`\\s*\\((?:[^()/]{1,40}/ ?)?${AGENCY}\\)\\s*$`, 'iu');
 
 /** A short line that only credits a picture or a source ("Foto: Getty", "(© FEI/Christophe Taniere)"). */
 export function creditLine(text: string): boolean {
   const t = phraseText(text);
-  return CREDIT_LINE.test(t) || COPYRIGHT_LINE.test(t);
+  return CREDIT_LINE.test(t) || COPYRIGHT_LINE.test(t) || AGENCY_LINE.test(t);
 }
 
 // A credit at the end of a caption: "… im Überblick. (Foto: Getty)", "… Foto: Andina", "… © Pferderevue".
@@ -102,6 +106,8 @@ const MAX_CREDIT_WORDS = 8;
  * label counts; elsewhere (`caption` false) only a picture's.
  */
 export function withoutTrailingCredit(text: string, caption = true): string | null {
+  const agency = AGENCY_TAIL.exec(text);
+  if (agency && agency.index > 0) return text.slice(0, agency.index);
   const m = (caption ? TRAILING_CREDIT : TRAILING_PICTURE_CREDIT).exec(text);
   if (!m || m.index === 0) return null;
   const credit = m[0];
@@ -115,10 +121,20 @@ const LABELS = /^[\s\-–—*[(]*(?:advertisement|advertising|sponsored(?: conte
 
 const LOAD_MORE = /^(?:lade|mehr|weitere) (?:weitere |mehr )?(?:inhalte|artikel|beiträge|laden|anzeigen)\b|^(?:load|show|see|view) more\b|^(?:voir|charger) plus\b|^(?:cargar|ver) más\b|^(?:załaduj|pokaż) więcej\b/;
 
-/** An advertisement's label standing alone ("Anzeige", "- Anzeige -", "Advertisement:"), or a "Load more" one. */
+/** An ad's label leading its text ("ANZEIGE - Heute mal ausgehen?", "*Werbung. Dieser Beitrag enthält Werbung"). */
+const LABELLED_AD = /^[\s\-–—*[(]*(?:anzeige|werbung|advertisement|sponsored|publicidad|reklama)\s*[-–—.:|)\]]/;
+const AFFILIATE = /\b(?:provision|commission|affiliate)\b.{0,80}\b(?:links?|händler|retailers?|partner)\b|\b(?:links?|partner)\b.{0,80}\b(?:provision|commission)\b/;
+/** Buttons and links a page repeats around articles: print, PDF, back to the list, rate this. */
+const UTILITY = /^(?:(?:rezept|artikel|seite|beitrag|page|article|recipe) )?(?:drucken|ausdrucken|print)(?: (?:this|artikel|page|article|recipe))?$|\bals pdf herunterladen$|^(?:download|save) (?:as )?pdf$|^(?:zurück|back|retour|volver)(?: (?:zu[rm]?|to|à|a) .{0,40})?$|^(?:valora|bewerten sie|bewerte|rate|évaluez|oceń) (?:esta|diesen|dieses|this|cet|ten)\b/;
+
+/**
+ * An advertisement's label standing alone ("Anzeige", "- Anzeige -", "Advertisement:") or leading a
+ * short ad, an affiliate note, a "Load more", print or back button.
+ */
 export function adLabel(text: string): boolean {
   const t = phraseText(text);
-  return LABELS.test(t) || (t.length <= 40 && LOAD_MORE.test(t));
+  if (LABELS.test(t) || (t.length <= 40 && (LOAD_MORE.test(t) || UTILITY.test(t)))) return true;
+  return t.length <= 200 && (LABELLED_AD.test(t) || AFFILIATE.test(t));
 }
 
 const COMMENT_PROMPTS: RegExp[] = [
@@ -128,7 +144,7 @@ const COMMENT_PROMPTS: RegExp[] = [
   /\b(?:leave|post|add|write) a (?:comment|reply)\b/, /^comments? (?:are )?closed\b/, /\bcomments? (?:are|is) closed\b/,
   /\b(?:must|musst|müssen|muss) .{0,40}(?:logged in|eingeloggt|angemeldet|registriert).{0,60}(?:comment|kommentar)/,
   /(?:comment|kommentar|kommentier).{0,60}(?:logged in|eingeloggt|angemeldet sein)/,
-  /^(?:pingback|trackback)\b/, /\bbloggern gefällt das\b/, /\bbloggers like this\b/, /^\d+ (?:comments?|kommentare?|responses?|commentaires?|comentarios?)$/,
+  /^(?:pingback|trackback)\b/, /^this entry was posted\b/, /\bbookmark the permalink\b/, /\bbloggern gefällt das\b/, /\bbloggers like this\b/, /^\d+ (?:comments?|kommentare?|responses?|commentaires?|comentarios?)$/,
   /^(?:verraten|schreib(?:t|en sie)?|sagen|erzähl(?:t|en sie)?) (?:sie |uns |es |mir )*(?:gerne |doch |uns )*(?:in den|im) kommentar/,
   /^(?:laisser|laissez) un commentaire/, /^(?:deja|dejar) un comentario/, /^(?:dodaj|napisz) komentarz/,
 ];
@@ -157,7 +173,8 @@ const SUBSCRIBE_PROMPTS: RegExp[] = [
   /\b(?:to (?:read|view|continue reading) (?:the full|this|the rest))\b.{0,60}\b(?:subscribe|sign (?:up|in)|log in|register)\b/,
   /\b(?:pour lire la suite|lire la suite de cet article|réservé aux abonnés)\b/,
   /\b(?:weiterlesen mit|jetzt abonnieren|mit (?:plus|abo) weiterlesen|dieser artikel ist (?:nur )?für abonnenten)\b/,
-  /\b(?:download|get|install) (?:the|our) .{0,40}\bapps?\b/, /\bstraight to your (?:phone|inbox)\b/, /\bsign up (?:for|to) (?:our|the) newsletter\b/,
+  // "Download our app", "the Nationnews apps for iOS": not "get the new version of the app" in prose.
+  /\b(?:download|get|install) (?:our|the \S+) apps?\b/, /\bapps? for (?:ios|android|iphone)\b/, /\bstraight to your (?:phone|inbox)\b/, /\bsign(?:ing)? up (?:for|to) (?:our|the) newsletter\b/, /^(?:never miss|verpasse?n? (?:sie )?keine)\b/, /^follow (?:us|\S+(?: \S+){0,3}) on (?:twitter|facebook|instagram|x|linkedin|tiktok)\b/,
   /\b(?:zapraszamy|zachęcamy) .{0,20}(?:subskrypcj|prenumerat)/, /\bsuscr[ií]b(?:ete|ase)\b/, /\bcanal de telegram\b/,
 ];
 
@@ -165,4 +182,18 @@ const SUBSCRIBE_PROMPTS: RegExp[] = [
 export function subscribePrompt(text: string): boolean {
   const t = phraseText(text);
   return t.length <= 300 && SUBSCRIBE_PROMPTS.some((re) => re.test(t));
+}
+
+const LICENSE_NOTICES: RegExp[] = [
+  /\b(?:licensed under|lizenziert|unter (?:der|einer) (?:lizenz|creative commons)|sous licence|bajo (?:una )?licencia|na licencji)\b/,
+  /\b(?:all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|wszelkie prawa zastrzeżone)\b/,
+  /\b(?:creative commons|cc[- ]by(?:[- ](?:nc|sa|nd))*)\b.{0,80}\b(?:licen[cs]e|lizenz|licence|licencia|licencji)\b/,
+  /^(?:copyright|©)\s*(?:\d{4}|\(c\))/,
+  /^\(?(?:alle )?angaben ohne gewähr\)?$/, /\bgibt (?:die|nur die) meinung de[rs] (?:autors?|autorin|verfassers|verfasserin)\b/, /\bthe (?:views|opinions) expressed\b/, /\bnot (?:necessarily )?(?:reflect|represent) the (?:views|opinions)\b/,
+];
+
+/** A licence, copyright or disclaimer notice ("Dieser Text wurde veröffentlicht unter der Lizenz CC-BY-NC-ND"). */
+export function legalNotice(text: string): boolean {
+  const t = phraseText(text);
+  return t.length <= 300 && LICENSE_NOTICES.some((re) => re.test(t));
 }

@@ -1,7 +1,7 @@
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { describe, expect, it } from 'vitest';
 import { pruneBoilerplate } from '../../lib/extract/boilerplate';
-import { adLabel, authorHeading, commentPrompt, creditLine, otherSectionHeading, readAlsoLine, sharePrompt, subscribePrompt, withoutTrailingCredit } from '../../lib/extract/phrases';
+import { adLabel, authorHeading, commentPrompt, creditLine, legalNotice, otherSectionHeading, readAlsoLine, sharePrompt, subscribePrompt, withoutTrailingCredit } from '../../lib/extract/phrases';
 
 function holder(html: string): Element {
   const doc = new JSDOM(`<!doctype html><body><div id="root">${html}</div></body>`, { virtualConsole: new VirtualConsole() }).window.document;
@@ -13,7 +13,7 @@ const prose = (n: number) =>
 
 describe('boilerplate phrases', () => {
   it('knows "read also" lead-ins in the languages news sites write, and not prose that starts alike', () => {
-    for (const t of ['Lea también: Impiden ingreso', 'Czytaj też: Wyścig zbrojeń', 'Schon gelesen?', 'À lire aussi » Ballonnements', 'READ MORE: The story', 'LE PUEDE INTERESAR: La ficha', 'Lesen Sie auch: Der Fall'])
+    for (const t of ['Lesen Sie auch die folgenden Beiträge:', 'Dowiedz się więcej: Kto jak głosował', 'VEA TAMBIÉN: Entre heces', 'Lea también: Impiden ingreso', 'Czytaj też: Wyścig zbrojeń', 'Schon gelesen?', 'À lire aussi » Ballonnements', 'READ MORE: The story', 'LE PUEDE INTERESAR: La ficha', 'Lesen Sie auch: Der Fall'])
       expect(readAlsoLine(t), t).toBe(true);
     for (const t of ['Read the full report on the council website.', 'Lea la ley completa', 'Mira Lobe wrote children’s books', 'Related to this, the council voted'])
       expect(readAlsoLine(t), t).toBe(false);
@@ -30,8 +30,12 @@ describe('boilerplate phrases', () => {
   });
 
   it('knows credits, ad labels and prompts, and leaves sentences that merely mention them', () => {
-    for (const t of ['Foto: unsplash/Bill Mead', '(© FEI/Christophe Taniere)', 'Crédits photos : Bestimage', 'Photograph by Ed Marshall', 'Źródło: ISBnews']) expect(creditLine(t), t).toBe(true);
+    for (const t of ['aja/PAP', 'Judy Eddy/WENN.com', 'Foto: unsplash/Bill Mead', '(© FEI/Christophe Taniere)', 'Crédits photos : Bestimage', 'Photograph by Ed Marshall', 'Źródło: ISBnews']) expect(creditLine(t), t).toBe(true);
     expect(creditLine('Fotos of the trip are on the next page')).toBe(false);
+    expect(creditLine('Input/output')).toBe(false);
+    for (const t of ['ANZEIGE - Heute mal ausgehen/bestellen? Wie wäre es mit:', '*Werbung. Dieser Beitrag enthält Werbung für MYMARINI.', 'Für Links auf dieser Seite erhält CHIP ggf. eine Provision vom Händler', 'Rezept drucken', 'zurück zur Listenansicht', 'Valora esta noticia'])
+      expect(adLabel(t), t).toBe(true);
+    expect(adLabel('Back in 2010 the council voted to close the harbour for good.')).toBe(false);
     for (const t of ['Anzeige', '- Anzeige -', 'Advertisement:', 'Lade weitere Inhalte ...', 'Load more']) expect(adLabel(t), t).toBe(true);
     expect(adLabel('Advertisements paid for the campaign')).toBe(false);
     for (const t of ['Kommentare schreiben', 'No Response so far', 'Keine Kommentare (Kommentare erscheinen erst nach Freigabe)', 'Du musst Eingeloggt sein um Kommentare zu schreiben!', 'Leave a reply', '%d Bloggern gefällt das:'])
@@ -42,6 +46,14 @@ describe('boilerplate phrases', () => {
     expect(sharePrompt('The company’s share price fell by a third after the report.')).toBe(false);
     expect(subscribePrompt('To view the full story, please subscribe to The Times.')).toBe(true);
     expect(subscribePrompt('Subscribers to the journal complained about the price rise.')).toBe(false);
+    expect(subscribePrompt('For the latest stories download the Nationnews apps for iOS and Android.')).toBe(true);
+    expect(subscribePrompt('In order to get the new version of the app, Google Play sends your device a patch.')).toBe(false);
+    for (const t of ['Dieser Text wurde veröffentlicht unter der Lizenz CC-BY-NC-ND-4.0-DE.', 'Die Inhalte dieser Website sind unter einer Creative Commons-Lizenz lizenziert.', '© 2021 Example Media. All rights reserved.'])
+      expect(legalNotice(t), t).toBe(true);
+    expect(legalNotice('The court ruled on the licence fee the broadcaster charges.')).toBe(false);
+    expect(legalNotice('Dieser Beitrag gibt die Meinung des Autors wieder, nicht notwendigerweise die der Redaktion.')).toBe(true);
+    expect(subscribePrompt('Never miss the latest news by signing up to our newsletter today!')).toBe(true);
+    expect(commentPrompt('This entry was posted in Allgemein. Bookmark the permalink.')).toBe(true);
   });
 
   it('takes a picture credit off the end of a caption, and a sentence’s own words stay', () => {
@@ -52,6 +64,7 @@ describe('boilerplate phrases', () => {
     expect(withoutTrailingCredit('Families can claim a tax credit: up to 500 dollars a year', false)).toBeNull();
     expect(withoutTrailingCredit('Die Zahlen stammen vom Amt. Quelle: Statistisches Bundesamt', false)).toBeNull();
     expect(withoutTrailingCredit('Foto: dpa')).toBeNull(); // all credit: creditLine's to drop whole
+    expect(withoutTrailingCredit('Das Hermelin ist im Winter gut getarnt.  (mlharing / iStock.com)', false)).toBe('Das Hermelin ist im Winter gut getarnt.');
   });
 });
 
@@ -73,6 +86,13 @@ describe('pruneBoilerplate by phrases', () => {
     expect(text).toContain('Der Hafen am Morgen.');
     for (const gone of ['Lea también', 'Impiden ingreso', 'dpa/Max Muster', 'Bill Mead', 'Anzeige', 'Über den Autor', 'seit 1999', 'Mehr zum Thema', 'Ein anderer Artikel', 'Kommentare schreiben', 'teilen'])
       expect(text, gone).not.toContain(gone);
+  });
+
+  it('drops a labelled publication date and keeps a labelled date that is a fact of the article', () => {
+    const root = holder(`<h1>Title</h1><p>Publiziert: 03.04.2020, 12:35</p>${prose(4)}<p>Termin: 29.02.2020, 19 Uhr</p>`);
+    pruneBoilerplate(root);
+    expect(root.textContent).not.toContain('Publiziert');
+    expect(root.textContent).toContain('Termin: 29.02.2020');
   });
 
   it('keeps a section under a related-sounding heading when it is prose, and a comment thread that is the page', () => {
