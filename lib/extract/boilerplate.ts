@@ -132,6 +132,8 @@ export function pruneBoilerplate(root: Element, opts: { linkLists?: boolean; nam
 const PHRASE_BLOCKS = 'h2, h3, h4, h5, h6, p, div, li, dt, dd, figcaption, small, span, em, strong, b, i, blockquote, section, aside, header, footer, td';
 /** A "Read also:" line with its linked title, a credit, a prompt: a line or two, never prose. */
 const MAX_PHRASE_WORDS = 40;
+const MAX_PHRASE_CHARS = 600;
+const INLINE_PHRASE = new Set(['span', 'em', 'strong', 'b', 'i', 'small']);
 /** What a related-reading heading may head and still go with it: a list of teasers, not an essay. */
 const MAX_SECTION_WORDS = 300;
 const MAX_AUTHOR_WORDS = 150;
@@ -144,10 +146,16 @@ const MAX_LABEL_WORDS = 8;
  * comment, share and subscribe prompts — and picture credits at the end of captions.
  */
 function prunePhrases(root: Element, thread: boolean, drop: (el: Element, words: number) => void): void {
+  // Blocks too long to be a phrase: an inline element inside one is part of its prose.
+  const long = new WeakSet<Element>();
   for (const el of Array.from(root.querySelectorAll(PHRASE_BLOCKS))) {
+    if (INLINE_PHRASE.has(el.localName) && el.parentElement && long.has(el.parentElement)) continue;
     if (!root.contains(el) || el.closest('pre, code')) continue;
     const text = el.textContent ?? '';
-    if (text.length > 600) continue;
+    if (text.length > MAX_PHRASE_CHARS) {
+      long.add(el);
+      continue;
+    }
     const words = wordCount(text);
     if (!words || words > MAX_PHRASE_WORDS) continue;
     if (/^h[2-6]$/.test(el.localName)) {
@@ -157,8 +165,9 @@ function prunePhrases(root: Element, thread: boolean, drop: (el: Element, words:
       continue;
     }
     if (el.closest('h1, h2, h3, h4, h5, h6')) continue;
-    const hasLink = !!el.querySelector('a');
-    if (readAlsoLine(text) && (hasLink || words <= MAX_LABEL_WORDS)) {
+    const readAlso = readAlsoLine(text);
+    const hasLink = readAlso && !!el.querySelector('a');
+    if (readAlso && (hasLink || words <= MAX_LABEL_WORDS)) {
       // "Lea también:" on its own, its link in the next block.
       const next = el.nextElementSibling;
       if (!hasLink && next && isTeaserLink(next)) drop(next, wordCount(next.textContent ?? ''));
@@ -184,7 +193,9 @@ function prunePhrases(root: Element, thread: boolean, drop: (el: Element, words:
       drop(el, words);
       continue;
     }
-    if (!el.querySelector(PHRASE_BLOCKS)) stripTrailingCredit(el, captionLike(el));
+    // The block's text ends as its last text node does: no credit at its end, none to take off.
+    const caption = captionLike(el);
+    if (withoutTrailingCredit(text.trimEnd(), caption) !== null && !el.querySelector(PHRASE_BLOCKS)) stripTrailingCredit(el, caption);
   }
 }
 

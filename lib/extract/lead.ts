@@ -42,22 +42,32 @@ function furniture(el: Element): boolean {
   return names.some((n) => furnitureName(n) && !nameParts(n).some((p) => LEAD_PARTS.has(p)));
 }
 
+/** Elements collected after the headline in each tree, at most: the lead search stops well before. */
+const MAX_AFTER = 1_000;
+
 /**
- * Every element of the copy (the body and the chrome set aside) in page order. Elements with a ref
- * are ordered by it (refs are given in document order); the rest (p, li, span: the snapshot gives
- * them none) just after the element before them.
+ * The elements of the copy (the body and the chrome set aside) that come after `headline` in the
+ * page, in page order. Elements with a ref are ordered by it (refs are given in document order);
+ * the rest (p, li, span: the snapshot gives them none) just after the element before them. Only
+ * what follows the headline is collected and sorted: a page's whole copy need not be.
  */
-function inPageOrder(snap: DocumentSnapshot): Element[] {
+function afterInPageOrder(trees: Element[], headline: Element): Element[] {
+  const from = refNum(headline);
   const keyed: [number, Element][] = [];
-  for (const tree of [snap.roots[0], ...snap.aside]) {
-    if (!tree) continue;
-    let last = refNum(tree);
-    if (!Number.isFinite(last)) last = -1;
+  for (const tree of trees) {
+    const own = tree.contains(headline);
     const walker = tree.ownerDocument.createTreeWalker(tree, 1 /* NodeFilter.SHOW_ELEMENT */);
-    for (let el = walker.currentNode as Element | null; el; el = walker.nextNode() as Element | null) {
+    let last = own ? from : refNum(tree);
+    if (!Number.isFinite(last)) last = -1;
+    if (own) walker.currentNode = headline;
+    let taken = 0;
+    for (let el = (own ? walker.nextNode() : walker.currentNode) as Element | null; el && taken < MAX_AFTER; el = walker.nextNode() as Element | null) {
       const n = refNum(el);
       if (Number.isFinite(n)) last = n;
-      keyed.push([Number.isFinite(n) ? n : last + 0.5, el]);
+      const key = Number.isFinite(n) ? n : last + 0.5;
+      if (key <= from) continue;
+      keyed.push([key, el]);
+      taken++;
     }
   }
   // Stable: elements sharing a key keep their order in the tree.
@@ -66,11 +76,17 @@ function inPageOrder(snap: DocumentSnapshot): Element[] {
 
 /** Letters and digits only, lower-cased: titles differ in punctuation, quotes and site suffixes. */
 const squash = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+const TITLE_CLASS = /(?:^|[-_\s])(?:entry|post|article|story)?-?(?:title|headline)(?:$|[-_\s])/i;
 
 /** The article's headline: the <h1> (or a heading named as the title) that the page's title contains. */
-function headlineOf(order: Element[], title: string): Element | null {
+function headlineOf(trees: Element[], title: string): Element | null {
   const t = squash(title);
-  const headings = order.filter((el) => el.localName === 'h1' || (HEADING.test(el.localName) && /(?:^|[-_\s])(?:entry|post|article|story)?-?(?:title|headline)(?:$|[-_\s])/i.test(el.getAttribute('class') ?? '')));
+  const headings: Element[] = [];
+  for (const tree of trees) {
+    for (const h of [tree, ...Array.from(tree.querySelectorAll('h1, h2, h3, h4, h5, h6'))]) {
+      if (h.localName === 'h1' || (HEADING.test(h.localName) && TITLE_CLASS.test(h.getAttribute('class') ?? ''))) headings.push(h);
+    }
+  }
   const named = headings.find((h) => {
     const text = squash(h.textContent ?? '');
     return text.length >= 10 && t.length >= 10 && (t.includes(text) || text.includes(t));
@@ -80,27 +96,47 @@ function headlineOf(order: Element[], title: string): Element | null {
   return h1s.length === 1 ? h1s[0]! : null;
 }
 
+/** How much of a block's text identifies it. */
+const PREFIX = 80;
+const TEXT_BLOCKS = 'p, li, h1, h2, h3, h4, h5, h6, td, th, dd, dt, blockquote, pre, figcaption, div, section, article';
+const BOXES = new Set(['div', 'section', 'article']);
+
+/**
+ * The start of the text of each block of the content (a set: one lookup per element the search
+ * passes, where a search in the content's whole text cost milliseconds on long articles).
+ */
+function blockStarts(root: Element): Set<string> {
+  const starts = new Set<string>();
+  for (const el of Array.from(root.querySelectorAll(TEXT_BLOCKS))) {
+    // A box counts when it holds text of its own; its paragraphs count on their own.
+    if (BOXES.has(el.localName) && !Array.from(el.childNodes).some((n) => n.nodeType === 3 && (n.nodeValue ?? '').trim())) continue;
+    const text = normalize(el.textContent ?? '');
+    if (text) starts.add(text.slice(0, PREFIX));
+  }
+  return starts;
+}
+
 /**
  * Puts the article's lead at the start of `root` (the chosen content) when the extractor left it
  * out: what stands after the headline and before the first block of the content. Returns how many
  * blocks were added.
  */
 export function addLead(root: Element, snap: DocumentSnapshot, title: string): number {
-  const have = normalize(root.textContent ?? '');
-  if (!have) return 0;
-  const order = inPageOrder(snap);
-  const headline = headlineOf(order, title);
-  if (!headline) return 0;
+  const have = blockStarts(root);
+  if (!have.size) return 0;
+  const trees = [snap.roots[0], ...snap.aside].filter((t): t is Element => !!t);
+  const headline = headlineOf(trees, title);
+  if (!headline || !Number.isFinite(refNum(headline))) return 0;
   const leads: Element[] = [];
   let looked = 0;
-  for (let i = order.indexOf(headline) + 1; i < order.length && leads.length < MAX_LEADS; i++) {
-    const el = order[i]!;
+  for (const el of afterInPageOrder(trees, headline)) {
+    if (leads.length >= MAX_LEADS) break;
     if (headline.contains(el) || el.contains(headline) || leads.some((l) => l.contains(el))) continue;
     // A lead sits right under the headline: a long stretch between them is other things.
     if (++looked > MAX_LOOKED) break;
     const text = normalize(el.textContent ?? '');
     const words = wordCount(text);
-    if (words >= MIN_LEAD_WORDS && have.includes(text.slice(0, 80))) break; // the content begins
+    if (words >= MIN_LEAD_WORDS && have.has(text.slice(0, PREFIX))) break; // the content begins
     if (words < MIN_LEAD_WORDS || words > MAX_LEAD_WORDS) continue;
     if (el.querySelector('h1, h2, h3, h4, h5, h6, ul, ol, table, form, nav')) continue;
     const linked = Array.from(el.querySelectorAll('a')).reduce((s, a) => s + normalize(a.textContent ?? '').length, 0);

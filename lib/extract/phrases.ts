@@ -15,13 +15,22 @@
  * they were not written from.
  */
 
-/** Whitespace folded and typographic variants made plain, lower-cased. */
+let lastIn = '';
+let lastOut = '';
+
+/**
+ * Whitespace folded and typographic variants made plain, lower-cased. The last result is kept:
+ * boilerplate.ts asks every predicate here about the same block in turn.
+ */
 export function phraseText(text: string): string {
-  return text
+  if (text === lastIn) return lastOut;
+  lastIn = text;
+  lastOut = text
     .replace(/[\u00a0\s]+/g, ' ')
     .replace(/[’‘]/g, "'")
     .trim()
     .toLowerCase();
+  return lastOut;
 }
 
 // "Read also: <a link>" — a lead-in to another article, with the link after it.
