@@ -145,7 +145,9 @@ const MAX_LABEL_WORDS = 8;
  * related-reading sections under their heading, author boxes under theirs, credits, ad labels,
  * comment, share and subscribe prompts — and picture credits at the end of captions.
  */
-function prunePhrases(root: Element, thread: boolean, drop: (el: Element, words: number) => void): void {
+function prunePhrases(root: Element, thread: boolean, dropBlock: (el: Element, words: number) => void): void {
+  // A table cell is emptied, not removed: the cells after it would move into its column.
+  const drop = (el: Element, words: number) => (el.localName === 'td' ? el.replaceChildren() : dropBlock(el, words));
   // Blocks too long to be a phrase: an inline element inside one is part of its prose.
   const long = new WeakSet<Element>();
   for (const el of Array.from(root.querySelectorAll(PHRASE_BLOCKS))) {

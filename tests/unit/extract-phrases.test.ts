@@ -88,6 +88,14 @@ describe('pruneBoilerplate by phrases', () => {
       expect(text, gone).not.toContain(gone);
   });
 
+  it('empties a table cell that is furniture rather than removing it, so the columns stay in place', () => {
+    const root = holder(`<h1>Title</h1>${prose(4)}<table><tr><td>Anzeige</td><td>Price</td><td>12 EUR</td></tr></table>`);
+    pruneBoilerplate(root);
+    expect(root.querySelectorAll('td').length).toBe(3);
+    expect(root.querySelector('td')!.textContent).toBe('');
+    expect(root.textContent).toContain('12 EUR');
+  });
+
   it('drops a labelled publication date and keeps a labelled date that is a fact of the article', () => {
     const root = holder(`<h1>Title</h1><p>Publiziert: 03.04.2020, 12:35</p>${prose(4)}<p>Termin: 29.02.2020, 19 Uhr</p>`);
     pruneBoilerplate(root);
