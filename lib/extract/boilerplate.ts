@@ -143,7 +143,8 @@ const MAX_LABEL_WORDS = 8;
 /**
  * The second pass: short blocks that say what they are in words (phrases.ts) — "Read also:" lines,
  * related-reading sections under their heading, author boxes under theirs, credits, ad labels,
- * comment, share and subscribe prompts — and picture credits at the end of captions.
+ * comment, share and subscribe prompts, legal notices — and picture credits at the end of a short
+ * block (any credit label in a caption, a picture's label elsewhere).
  */
 function prunePhrases(root: Element, thread: boolean, dropBlock: (el: Element, words: number) => void): void {
   // A table cell is emptied, not removed: the cells after it would move into its column.
@@ -388,7 +389,8 @@ function commentThread(blocks: Element[], nameOf: (el: Element) => string, total
   return words > total * THREAD_SHARE;
 }
 
-function linkDensity(el: Element, text: string): number {
+/** The share of `text` (el's) that is link text. */
+export function linkDensity(el: Element, text: string): number {
   const all = normalize(text).length;
   if (!all) return 0;
   let linked = 0;
@@ -407,7 +409,8 @@ function linkList(el: Element, text: string, words: number): boolean {
   return words - wordCount(links.map((a) => a.textContent ?? '').join(' ')) < MAX_FREE_WORDS;
 }
 
-function ownNames(el: Element): string {
+/** An element's class and id, as the names it is judged by. */
+export function ownNames(el: Element): string {
   return `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`.trim();
 }
 

@@ -6,12 +6,13 @@
  * without paragraphs aside as page chrome. On trafilatura's corpus the lead was the largest single
  * cause of missed text (about a quarter of the segments missed on half of the pages).
  *
- * Found by position and name: after the page's last headline before the chosen content, before the
- * content, short, not mostly links, and either named as a lead or set in the headline's own header.
+ * Found by position and name: after the headline (the <h1> the page's title names), before the
+ * content's first block, short, not mostly links, and either named as a lead or set in the
+ * headline's own header.
  */
-import { furnitureName, nameParts, wordCount } from './boilerplate';
+import { furnitureName, linkDensity, nameParts, ownNames, wordCount } from './boilerplate';
 import { normalize } from './interactive';
-import { REF_ATTR, type DocumentSnapshot } from './snapshot';
+import { REF_ATTR, refIndex, type DocumentSnapshot } from './snapshot';
 
 const LEAD_PARTS = new Set([
   'lead', 'lede', 'leader', 'intro', 'introduction', 'teaser', 'subtitle', 'subheadline', 'subhead', 'subline', 'standfirst', 'dek', 'deck',
@@ -26,20 +27,16 @@ const HEADING = /^h[1-6]$/;
 const MAX_LOOKED = 400;
 const WRAPPERS = new Set(['div', 'section', 'article', 'main']);
 
-const refNum = (el: Element): number => {
-  const ref = el.getAttribute(REF_ATTR);
-  return ref ? Number(ref.slice(2)) : NaN;
-};
+const names = (el: Element) => ownNames(el).split(/\s+/).filter(Boolean);
+const leadPart = (name: string) => nameParts(name).some((p) => LEAD_PARTS.has(p));
 
 function leadName(el: Element): boolean {
-  const names = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`.split(/\s+/).filter(Boolean);
-  return names.some((n) => nameParts(n).some((p) => LEAD_PARTS.has(p)));
+  return names(el).some(leadPart);
 }
 
 /** Named like furniture (a byline, a date line, share buttons) and not like a lead. */
 function furniture(el: Element): boolean {
-  const names = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`.split(/\s+/).filter(Boolean);
-  return names.some((n) => furnitureName(n) && !nameParts(n).some((p) => LEAD_PARTS.has(p)));
+  return names(el).some((n) => furnitureName(n) && !leadPart(n));
 }
 
 /** Elements collected after the headline in each tree, at most: the lead search stops well before. */
@@ -52,17 +49,17 @@ const MAX_AFTER = 1_000;
  * what follows the headline is collected and sorted: a page's whole copy need not be.
  */
 function afterInPageOrder(trees: Element[], headline: Element): Element[] {
-  const from = refNum(headline);
+  const from = refIndex(headline);
   const keyed: [number, Element][] = [];
   for (const tree of trees) {
     const own = tree.contains(headline);
     const walker = tree.ownerDocument.createTreeWalker(tree, 1 /* NodeFilter.SHOW_ELEMENT */);
-    let last = own ? from : refNum(tree);
+    let last = own ? from : refIndex(tree);
     if (!Number.isFinite(last)) last = -1;
     if (own) walker.currentNode = headline;
     let taken = 0;
     for (let el = (own ? walker.nextNode() : walker.currentNode) as Element | null; el && taken < MAX_AFTER; el = walker.nextNode() as Element | null) {
-      const n = refNum(el);
+      const n = refIndex(el);
       if (Number.isFinite(n)) last = n;
       const key = Number.isFinite(n) ? n : last + 0.5;
       if (key <= from) continue;
@@ -126,7 +123,7 @@ export function addLead(root: Element, snap: DocumentSnapshot, title: string): n
   if (!have.size) return 0;
   const trees = [snap.roots[0], ...snap.aside].filter((t): t is Element => !!t);
   const headline = headlineOf(trees, title);
-  if (!headline || !Number.isFinite(refNum(headline))) return 0;
+  if (!headline || !Number.isFinite(refIndex(headline))) return 0;
   const leads: Element[] = [];
   let looked = 0;
   for (const el of afterInPageOrder(trees, headline)) {
@@ -139,8 +136,7 @@ export function addLead(root: Element, snap: DocumentSnapshot, title: string): n
     if (words >= MIN_LEAD_WORDS && have.has(text.slice(0, PREFIX))) break; // the content begins
     if (words < MIN_LEAD_WORDS || words > MAX_LEAD_WORDS) continue;
     if (el.querySelector('h1, h2, h3, h4, h5, h6, ul, ol, table, form, nav')) continue;
-    const linked = Array.from(el.querySelectorAll('a')).reduce((s, a) => s + normalize(a.textContent ?? '').length, 0);
-    if (linked > 0.3 * text.length) continue;
+    if (linkDensity(el, text) > 0.3) continue;
     // A byline, a date, share buttons inside a "subhead" are not the lead.
     if (furniture(el) || (el.parentElement && furniture(el.parentElement)) || Array.from(el.querySelectorAll('[class], [id]')).some(furniture)) continue;
     const inHeader = !!el.closest('header, hgroup, .header')?.contains(headline);

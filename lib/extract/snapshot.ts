@@ -61,10 +61,16 @@ interface Walk {
   depth: number;
 }
 
+/** The index in refs of the live element a node of the copy stands for (refs are given in document order), or NaN. */
+export function refIndex(node: Element): number {
+  const ref = node.getAttribute(REF_ATTR);
+  return ref && ref.startsWith(REF_PREFIX) ? Number(ref.slice(REF_PREFIX.length)) : NaN;
+}
+
 /** The live element a node of the copy stands for. */
 export function liveOf(node: Element, refs: Element[]): Element | undefined {
-  const ref = node.getAttribute(REF_ATTR);
-  return ref && ref.startsWith(REF_PREFIX) ? refs[Number(ref.slice(REF_PREFIX.length))] : undefined;
+  const i = refIndex(node);
+  return Number.isNaN(i) ? undefined : refs[i];
 }
 
 /**
