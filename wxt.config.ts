@@ -77,6 +77,9 @@ export default defineConfig({
       browser === 'firefox' ? 'menus' : 'contextMenus',
     ],
     host_permissions: ['<all_urls>'],
+    // Chrome: page_action's trusted input (Settings → Advanced) sends clicks and keys through the
+    // DevTools protocol; asked for only when the user turns it on. Firefox has no such API.
+    ...(browser === 'firefox' ? {} : { optional_permissions: ['debugger'] }),
     action: { default_title: '__MSG_extName__' },
     // Shortcuts the user can change: chrome://extensions/shortcuts, Firefox's add-ons page ⚙ →
     // Manage Extension Shortcuts. Open the chat (the toolbar button), and the panel beside the page
