@@ -222,7 +222,7 @@ export function createPageActions(records: ControlRecords, trustedInput?: Truste
       const { ok: _ok, point: _p, focused: _f, ...rest } = outcome ?? { ok: true };
       const result: PageActionResult = { ...rest, input: useTrusted ? 'trusted' : 'synthetic' };
       if (trusted && !useTrusted) {
-        result.note = [result.note, trustedInput ? 'Trusted input is on but was not used for this action (not granted, or this action has no DevTools form).' : 'Trusted input is not available in this browser: synthetic events were used.'].filter(Boolean).join(' ');
+        result.note = [result.note, trustedInput ? 'Trusted input is on but was not used for this action (no DevTools form for it, the permission is missing, or the user cancelled the debugging bar): synthetic events were used.' : 'Trusted input is not available in this browser: synthetic events were used.'].filter(Boolean).join(' ');
       }
       // A page load: started (pagehide seen, or the module gone) or visible as a new URL on the tab.
       if (!outcome || outcome.navigating || !outcome.element) {
@@ -241,9 +241,11 @@ export function createPageActions(records: ControlRecords, trustedInput?: Truste
 /** Chrome's DevTools input (chrome.debugger), attached on first use and detached after a quiet minute. */
 export function chromeTrustedInput(): TrustedInput {
   type Debuggee = { tabId: number };
-  const api = (globalThis as { chrome?: { debugger?: { attach(t: Debuggee, v: string): Promise<void>; detach(t: Debuggee): Promise<void>; sendCommand(t: Debuggee, m: string, p?: object): Promise<unknown>; onDetach: { addListener(f: (t: Debuggee) => void): void } }; permissions?: { contains(p: object): Promise<boolean> } } }).chrome;
+  const api = (globalThis as { chrome?: { debugger?: { attach(t: Debuggee, v: string): Promise<void>; detach(t: Debuggee): Promise<void>; sendCommand(t: Debuggee, m: string, p?: object): Promise<unknown>; onDetach: { addListener(f: (t: Debuggee, reason: string) => void): void } }; permissions?: { contains(p: object): Promise<boolean> } } }).chrome;
   const attached = new Map<number, ReturnType<typeof setTimeout>>();
   let listening = false;
+  /** The user cancelled the "is debugging this browser" bar: their word holds until the extension restarts. */
+  let cancelled = false;
   const IDLE_MS = 60_000;
 
   async function session(tabId: number) {
@@ -251,9 +253,10 @@ export function chromeTrustedInput(): TrustedInput {
     if (!dbg) throw new PageActionError('trusted_unavailable', 'The debugger permission is not granted: turn trusted input off and on again in Settings.');
     if (!listening) {
       listening = true;
-      dbg.onDetach.addListener((t) => {
+      dbg.onDetach.addListener((t, reason) => {
         clearTimeout(attached.get(t.tabId));
         attached.delete(t.tabId);
+        if (reason === 'canceled_by_user') cancelled = true;
       });
     }
     if (!attached.has(tabId)) {
@@ -281,7 +284,7 @@ export function chromeTrustedInput(): TrustedInput {
 
   return {
     async ready() {
-      return !!api?.debugger && !!(await api.permissions?.contains({ permissions: ['debugger'] }).catch(() => false));
+      return !cancelled && !!api?.debugger && !!(await api.permissions?.contains({ permissions: ['debugger'] }).catch(() => false));
     },
     async click(tabId, x, y, count) {
       await mouse(tabId, 'mouseMoved', x, y, { button: 'none' });

@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { serveActionApp } from '../harness/action-app';
 import type { BrowserName } from '../harness/browsers';
+import { setSettings } from '../harness/popup';
 import { agentSession } from '../harness/session';
 import { until } from '../harness/until';
 
@@ -128,6 +129,13 @@ describe.each(browsers)('page_action in %s', (name) => {
     expect(waited.content.note).toMatch(/Condition met/);
   });
 
+  it('reports a page load the action started: the new URL, loaded', async () => {
+    const tab = await openTab('/page-actions/widgets.html', 'Widgets');
+    const [r] = await agentRuns([() => act(tab, 'click', { selector: '#to-frame' })]);
+    expect(r.isError, JSON.stringify(r.content)).toBe(false);
+    expect(r.content.navigation).toEqual({ url: `${fixtures.url}/page-actions/frame-form.html`, loaded: true, title: 'Frame form' });
+  });
+
   it('gives clear errors for bad input', async () => {
     const tab = await openTab('/page-actions/widgets.html', 'Widgets');
     const t0 = Date.now();
@@ -154,6 +162,41 @@ describe.each(browsers)('page_action in %s', (name) => {
     expect(results[8]).toMatchObject({ isError: true, content: expect.stringMatching(/"selector": click needs a selector/) });
     expect(results[9]).toMatchObject({ isError: true, content: expect.stringMatching(/Invalid selector/) });
     expect(Date.now() - t0).toBeLessThan(30_000);
+  });
+
+  it.runIf(name === 'chromium')('sends trusted input through the DevTools protocol when the setting is on', async () => {
+    await setSettings(session.popup.page, { apiKey: 'test-key', baseUrl: session.fake.url, trustedInput: true });
+    // Its own address: the tests before left other tabs on app.html.
+    const tab = await openTab('/page-actions/app.html?trusted', 'Sign-up app');
+    // Input goes where a person's would: to the tab on screen.
+    await session.popup.page.evaluate((id) => (globalThis as any).chrome.tabs.update(id, { active: true }), tab);
+    let md = '';
+    const s = (kind: string, label: string) => selectorOf(md, kind, label);
+    const results = await agentRuns([
+      () => ({ name: 'get_tab_content', input: { tab_id: tab } }),
+      (read) => ((md = read.content.content), act(tab, 'click', { selector: s('input', 'Full name') })),
+      () => act(tab, 'type', { selector: s('input', 'Full name'), text: 'Grace' }),
+      () => act(tab, 'press', { selector: s('input', 'Full name'), key: 'Control+A' }),
+      () => act(tab, 'press', { selector: s('input', 'Full name'), key: 'Backspace' }),
+      () => act(tab, 'type', { selector: s('input', 'Full name'), text: 'Ada' }),
+      () => act(tab, 'check', { selector: s('checkbox', 'News') }),
+      () => act(tab, 'fill', { selector: s('input email', 'Email'), text: 'ada@example.org' }),
+    ]);
+    for (const r of results) expect(r.isError, JSON.stringify(r.content)).toBe(false);
+    const [, click, typed, selectAll, erased, retyped, news, fill] = results;
+    expect(click.content.input).toBe('trusted');
+    expect(typed.content).toMatchObject({ input: 'trusted', element: { value: 'Grace' } });
+    expect(selectAll.content.input).toBe('trusted');
+    // Control+A selected the text the browser's own way, so Backspace erased all of it.
+    expect(erased.content.element).toMatchObject({ value: '' });
+    expect(retyped.content.element).toMatchObject({ value: 'Ada' });
+    expect(news.content).toMatchObject({ input: 'trusted', element: { states: expect.arrayContaining(['checked']) } });
+    // fill has no DevTools form: synthetic, and the result says so.
+    expect(fill.content).toMatchObject({ input: 'synthetic', element: { value: 'ada@example.org' } });
+    const live = await (await session.pageShowing(`${fixtures.url}/page-actions/app.html?trusted`)).evaluate(() => document.getElementById('live')!.textContent);
+    expect(live).toContain('name=Ada;');
+    expect(live).toContain('topics=News;');
+    await setSettings(session.popup.page, { apiKey: 'test-key', baseUrl: session.fake.url, trustedInput: false });
   });
 
   it('refuses a restricted page', async () => {
