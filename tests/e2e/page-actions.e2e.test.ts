@@ -6,7 +6,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { serveActionApp } from '../harness/action-app';
 import type { BrowserName } from '../harness/browsers';
-import { setSettings } from '../harness/popup';
+import { setPermissions, setSettings, TEST_PERMISSIONS } from '../harness/popup';
+import { text, toolCall } from '../harness/fake-anthropic';
 import { agentSession } from '../harness/session';
 import { until } from '../harness/until';
 
@@ -197,6 +198,35 @@ describe.each(browsers)('page_action in %s', (name) => {
     expect(live).toContain('name=Ada;');
     expect(live).toContain('topics=News;');
     await setSettings(session.popup.page, { apiKey: 'test-key', baseUrl: session.fake.url, trustedInput: false });
+  });
+
+  it('asks before acting on a site, showing the action; a denial reaches the model and nothing happens', async () => {
+    const tab = await openTab('/page-actions/widgets.html?ask', 'Widgets');
+    const { popup, fake } = session;
+    await setPermissions(popup.page, { ...TEST_PERMISSIONS, mode: 'ask', sites: [] });
+    try {
+      fake.script(toolCall('page_action', { tab_id: tab, action: 'click', selector: '#danger' }), text('The user said no.'));
+      await popup.send('Delete everything');
+      const asked = await popup.approval();
+      expect(asked).toMatchObject({ tool: 'page_action', reason: 'site', preview: 'click on #danger' });
+      expect(asked.text).toMatch(/wants to do this on 127\.0\.0\.1 \(click, type or choose as you would\)/);
+      await popup.answerApproval(asked.id, 'deny');
+      await popup.waitForAssistantText('The user said no.');
+      const page = await session.pageShowing(`${fixtures.url}/page-actions/widgets.html?ask`);
+      expect(await page.evaluate(() => document.getElementById('deleted')!.textContent)).toBe('Nothing deleted');
+    } finally {
+      await setPermissions(popup.page, TEST_PERMISSIONS);
+    }
+  });
+
+  it("acts on a page whose CSP forbids eval (the module is the extension's own file)", async () => {
+    const tab = await openTab('/strict-csp.html', 'Strict CSP fixture');
+    const [scrolled, waited] = await agentRuns([
+      () => act(tab, 'scroll', { selector: '#counter' }),
+      () => act(tab, 'wait_for', { selector: '#strict-title', timeout_ms: 1000 }),
+    ]);
+    expect(scrolled.isError, JSON.stringify(scrolled.content)).toBe(false);
+    expect(waited).toMatchObject({ isError: false, content: { note: expect.stringMatching(/Condition met/) } });
   });
 
   it('refuses a restricted page', async () => {
