@@ -40,6 +40,12 @@ interface Pending {
 
 let pending: Pending | null = null;
 
+/**
+ * The watchers (the page's confirm() answered for it, above all) never outlive an action by long,
+ * even when the background never comes back for the result (stopped, restarted).
+ */
+const ABANDONED_MS = 15_000;
+
 /** Visible text as lines: the page's, or around the element on a huge page. */
 function lines(root: Element): string[] {
   const text = (root as HTMLElement).innerText ?? root.textContent ?? '';
@@ -125,7 +131,12 @@ export async function act(request: ActionRequest): Promise<ActionReply> {
   const onHide = () => (state.navigating = true);
   window.addEventListener('pagehide', onHide);
   const unwatch = watchDialogs(request, wins, seen);
+  const abandoned = setTimeout(() => {
+    if (pending === state) pending = null;
+    state.cleanup();
+  }, ABANDONED_MS);
   state.cleanup = () => {
+    clearTimeout(abandoned);
     observer.disconnect();
     frameObserver?.disconnect();
     window.removeEventListener('pagehide', onHide);
