@@ -130,6 +130,28 @@ describe.each(browsers)('page_action in %s', (name) => {
     expect(waited.content.note).toMatch(/Condition met/);
   });
 
+  it('hovers, focuses, double-clicks, scrolls the page and waits for something to go', async () => {
+    const tab = await openTab('/page-actions/widgets.html?more', 'Widgets');
+    const results = await agentRuns([
+      () => act(tab, 'hover', { selector: '#danger' }),
+      () => act(tab, 'focus', { selector: 'search-widget >>> #q' }),
+      () => act(tab, 'press', { key: 'x' }),
+      () => act(tab, 'double_click', { selector: 'search-widget >>> #go' }),
+      () => act(tab, 'scroll', { direction: 'bottom' }),
+      () => act(tab, 'scroll', { direction: 'top' }),
+      () => act(tab, 'wait_for', { selector: '#nope', until: 'disappears', timeout_ms: 500 }),
+    ]);
+    for (const r of results) expect(r.isError, JSON.stringify(r.content)).toBe(false);
+    const [hovered, focused, pressed, dbl, bottom, top] = results;
+    expect(hovered.content.element).toMatchObject({ role: 'button', name: 'Delete everything' });
+    expect(focused.content.element.states).toContain('focused');
+    // press without a selector goes to the focused element: the field inside the shadow root.
+    expect(pressed.content.element).toBeUndefined();
+    expect(dbl.content.appeared).toMatch(/Searched for x/);
+    expect(bottom.content.scroll).toMatchObject({ moved: true, atEnd: true });
+    expect(top.content.scroll).toMatchObject({ y: 0, moved: true });
+  });
+
   it('reports a page load the action started: the new URL, loaded', async () => {
     const tab = await openTab('/page-actions/widgets.html', 'Widgets');
     const [r] = await agentRuns([() => act(tab, 'click', { selector: '#to-frame' })]);
