@@ -25,7 +25,6 @@ const MAX_LINE = 120;
 const WHOLE_PAGE_ELEMENTS = 5000;
 
 interface Pending {
-  request: ActionRequest;
   el: Element | null;
   refound?: string;
   href: string;
@@ -121,7 +120,7 @@ export async function act(request: ActionRequest): Promise<ActionReply> {
   const wins = [window, ...(el?.ownerDocument.defaultView ? [el.ownerDocument.defaultView] : [])];
   const textRoot = textRootFor(el);
   const state: Pending = {
-    request, el, ...(refound ? { refound } : {}), href: location.href, before: lines(textRoot()), textRoot, dialogs: seen,
+    el, ...(refound ? { refound } : {}), href: location.href, before: lines(textRoot()), textRoot, dialogs: seen,
     lastMutation: performance.now(), navigating: false, cleanup: () => {},
   };
   const observer = new MutationObserver(() => (state.lastMutation = performance.now()));
@@ -355,7 +354,7 @@ export function finish(): ActionOutcome {
   pending = null;
   if (!state) return { ok: true, note: 'The page was replaced before the result could be read.' };
   state.cleanup();
-  const { el, request } = state;
+  const { el } = state;
   const out: ActionOutcome = { ok: true };
   if (el) out.element = el.isConnected ? stateOf(el) : 'removed';
   if (state.refound) out.refound = state.refound;
@@ -370,7 +369,6 @@ export function finish(): ActionOutcome {
     if (gone.length) out.gone = gone;
   }
   if (state.note) out.note = state.note;
-  void request;
   return out;
 }
 
