@@ -9,7 +9,9 @@ import { browser } from 'wxt/browser';
 const DEBUGGER = { permissions: ['debugger'] } as const;
 
 export function trustedInputOffered(): boolean {
-  const manifest = browser.runtime.getManifest();
+  // Outside the extension (the settings form mounted in a component test) there is no manifest.
+  const manifest = browser.runtime?.getManifest?.();
+  if (!manifest) return false;
   return [...((manifest.permissions as string[] | undefined) ?? []), ...((manifest.optional_permissions as string[] | undefined) ?? [])].includes('debugger');
 }
 
