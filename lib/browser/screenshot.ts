@@ -140,17 +140,26 @@ function captureError(e: unknown): ScreenshotError {
 }
 
 async function geometryIn(tabId: number, request: GeometryRequest, signal: AbortSignal): Promise<PageView & { rect?: Rect }> {
-  const run = async () => {
-    await browser.scripting.executeScript({ target: { tabId }, files: [GEOMETRY_FILE] });
+  const ask = async () => {
     const [first] = await browser.scripting.executeScript({
       target: { tabId },
       func: (r: GeometryRequest) => {
         const g = (globalThis as { __pagewrightGeometry?: (r: GeometryRequest) => Promise<unknown> }).__pagewrightGeometry;
-        return g ? g(r) : { error: { code: 'internal', message: 'The page geometry script did not load.' } };
+        return g ? g(r) : null;
       },
       args: [request],
     });
-    return first?.result as GeometryReply | undefined;
+    return first?.result as GeometryReply | null | undefined;
+  };
+  const run = async () => {
+    // Installed by an earlier call into this page, it answers at once; else one injection first.
+    let reply = await ask();
+    if (reply === null) {
+      await browser.scripting.executeScript({ target: { tabId }, files: [GEOMETRY_FILE] });
+      reply = await ask();
+      if (reply === null) throw new ScreenshotError('capture_failed', 'The page geometry script did not load.');
+    }
+    return reply;
   };
   let reply: GeometryReply | undefined;
   try {
@@ -203,8 +212,11 @@ export function createScreenshots(platform: ScreenshotPlatform): ScreenshotAdapt
     }
   }
 
-  /** Runs `work` with the tab active in its window, then gives the window back its active tab. */
-  async function whileActive<T>(tabId: number, work: (windowId: number) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` with the tab active in its window. The window gets its active tab back after the
+   * result is out (the model need not wait for it), but before the next capture starts (`settled`).
+   */
+  async function whileActive<T>(tabId: number, work: (windowId: number) => Promise<T>): Promise<{ result: T; settled: Promise<void> }> {
     const tab = await browser.tabs.get(tabId);
     let restore: number | undefined;
     if (!tab.active) {
@@ -212,10 +224,14 @@ export function createScreenshots(platform: ScreenshotPlatform): ScreenshotAdapt
       await browser.tabs.update(tabId, { active: true });
       restore = previous?.id;
     }
+    const giveBack = async () => {
+      if (restore !== undefined) await browser.tabs.update(restore, { active: true }).then(() => {}, () => {});
+    };
     try {
-      return await work(tab.windowId!);
-    } finally {
-      if (restore !== undefined) await browser.tabs.update(restore, { active: true }).catch(() => {});
+      return { result: await work(tab.windowId!), settled: giveBack() };
+    } catch (e) {
+      await giveBack();
+      throw e;
     }
   }
 
@@ -235,6 +251,8 @@ export function createScreenshots(platform: ScreenshotPlatform): ScreenshotAdapt
       }
       crop = part;
     }
+    // The whole screen is what the image holds (a window resized meanwhile may differ from the page's measure).
+    if (!g.rect) crop = { x: 0, y: 0, width: captured.width / ratio, height: captured.height / ratio };
     const region = { x: crop.x + g.scroll.x, y: crop.y + g.scroll.y, width: crop.width, height: crop.height };
     const plan = planImage(crop, ratio);
     // The whole screen, small enough already: the browser's own PNG, with no decode and re-encode.
@@ -292,8 +310,8 @@ export function createScreenshots(platform: ScreenshotPlatform): ScreenshotAdapt
     capture(tabId, options, signal) {
       const run = () => whileActive(tabId, (windowId) => (options.fullPage ? fullPage(tabId, windowId, signal) : visible(tabId, windowId, options.selector, signal)));
       const next = queue.then(run, run);
-      queue = next.catch(() => {});
-      return next;
+      queue = next.then((r) => r.settled, () => {});
+      return next.then((r) => r.result);
     },
   };
 }
