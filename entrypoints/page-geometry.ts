@@ -17,13 +17,31 @@ declare global {
   var __pagewrightGeometry: ((request: GeometryRequest) => Promise<GeometryReply>) | undefined;
 }
 
-/** How long to wait for a frame: a tab just made active paints within one; a hidden one never does. */
+/** How long to wait for a frame once visible: a shown tab paints within one, a hidden one never does. */
 const FRAME_WAIT_MS = 150;
+/** How long to wait for a tab being activated to become visible. */
+const VISIBLE_WAIT_MS = 2_000;
 
-function nextPaint(): Promise<void> {
+/** Resolves when the document is visible: the screenshot activates the tab while this runs. */
+function visible(): Promise<void> {
+  if (!document.hidden) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      document.removeEventListener('visibilitychange', onChange);
+      resolve();
+    };
+    const onChange = () => !document.hidden && done();
+    const timer = setTimeout(done, VISIBLE_WAIT_MS);
+    document.addEventListener('visibilitychange', onChange);
+  });
+}
+
+async function nextPaint(): Promise<void> {
+  await visible();
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, FRAME_WAIT_MS);
-    // Two frames: the first runs before the scroll is painted, the second after.
+    // Two frames: the first runs before the scroll (or the tab's showing) is painted, the second after.
     requestAnimationFrame(() =>
       requestAnimationFrame(() => {
         clearTimeout(timer);

@@ -216,27 +216,32 @@ export function createScreenshots(platform: ScreenshotPlatform): ScreenshotAdapt
    * Runs `work` with the tab active in its window. The window gets its active tab back after the
    * result is out (the model need not wait for it), but before the next capture starts (`settled`).
    */
-  async function whileActive<T>(tabId: number, work: (windowId: number) => Promise<T>): Promise<{ result: T; settled: Promise<void> }> {
+  async function whileActive<T>(tabId: number, work: (windowId: number, shown: Promise<unknown>) => Promise<T>): Promise<{ result: T; settled: Promise<void> }> {
     const tab = await browser.tabs.get(tabId);
     let restore: number | undefined;
+    let shown: Promise<unknown> = Promise.resolve();
     if (!tab.active) {
       const [previous] = await browser.tabs.query({ active: true, windowId: tab.windowId });
-      await browser.tabs.update(tabId, { active: true });
       restore = previous?.id;
+      // Not awaited here: the page is measured meanwhile, and its geometry script waits until the
+      // tab is visible and painted (entrypoints/page-geometry.ts). The capture waits for both.
+      shown = browser.tabs.update(tabId, { active: true });
+      shown.catch(() => {});
     }
     const giveBack = async () => {
+      await shown.catch(() => {});
       if (restore !== undefined) await browser.tabs.update(restore, { active: true }).then(() => {}, () => {});
     };
     try {
-      return { result: await work(tab.windowId!), settled: giveBack() };
+      return { result: await work(tab.windowId!, shown), settled: giveBack() };
     } catch (e) {
       await giveBack();
       throw e;
     }
   }
 
-  async function visible(tabId: number, windowId: number, selector: string | undefined, signal: AbortSignal): Promise<Screenshot> {
-    const g = await geometryIn(tabId, selector ? { selector } : {}, signal);
+  async function visible(tabId: number, windowId: number, shown: Promise<unknown>, selector: string | undefined, signal: AbortSignal): Promise<Screenshot> {
+    const [g] = await Promise.all([geometryIn(tabId, selector ? { selector } : {}, signal), shown]);
     const dataUrl = await captureWindow(windowId, signal);
     const notes: string[] = [];
     const captured = imageDimensions(dataOf(dataUrl), 'image/png');
@@ -271,8 +276,8 @@ export function createScreenshots(platform: ScreenshotPlatform): ScreenshotAdapt
     }
   }
 
-  async function fullPage(tabId: number, windowId: number, signal: AbortSignal): Promise<Screenshot> {
-    const start = await geometryIn(tabId, {}, signal);
+  async function fullPage(tabId: number, windowId: number, shown: Promise<unknown>, signal: AbortSignal): Promise<Screenshot> {
+    const [start] = await Promise.all([geometryIn(tabId, {}, signal), shown]);
     const stops = fullPageStops(start.page.height, start.viewport.height);
     const height = Math.min(start.page.height, start.viewport.height * MAX_FULL_PAGE_SCREENS);
     const notes: string[] = [];
@@ -308,7 +313,8 @@ export function createScreenshots(platform: ScreenshotPlatform): ScreenshotAdapt
 
   return {
     capture(tabId, options, signal) {
-      const run = () => whileActive(tabId, (windowId) => (options.fullPage ? fullPage(tabId, windowId, signal) : visible(tabId, windowId, options.selector, signal)));
+      const run = () =>
+        whileActive(tabId, (windowId, shown) => (options.fullPage ? fullPage(tabId, windowId, shown, signal) : visible(tabId, windowId, shown, options.selector, signal)));
       const next = queue.then(run, run);
       queue = next.then((r) => r.settled, () => {});
       return next.then((r) => r.result);
