@@ -10,6 +10,7 @@ import { parseImport, toJson, toMarkdown } from '../../lib/agent/conversation-ex
 import { toolResultBlock } from '../../lib/agent/loop';
 import { toApiMessages } from '../../lib/agent/messages';
 import { toChatRequest } from '../../lib/agent/providers/openai-chat';
+import { ScopedTools } from '../../lib/agent/sub-agents';
 import { estimateContentTokens, IMAGE_TOKENS } from '../../lib/agent/token-estimate';
 import { fullPageStops, planImage, ScreenshotError, visiblePart, type ScreenshotAdapter, type ScreenshotOptions } from '../../lib/browser/screenshot';
 import { TabError, type TabInfo, type TabsAdapter } from '../../lib/browser/tabs';
@@ -254,6 +255,16 @@ describe('the screenshot tool', () => {
       region: { x: 0, y: 0, width: 64, height: 48 },
     });
     expect(out.images?.[0]).toMatchObject({ width: 64, height: 48 });
+  });
+
+  it("a page_operator sub-agent on tab 1 gets it, with the image, and is kept to its tab", async () => {
+    const env: ToolEnv = { ...detachedEnv(defaultSettings()), tabs: fakeTabs, screenshots };
+    const scoped = new ScopedTools(new ToolRegistry(screenshotTools), 'page_operator', 1);
+    expect(scoped.modelTools().map((t) => t.name)).toEqual(['screenshot']);
+    const ctx = { conversationId: 'c', signal: new AbortController().signal, tasks: new TaskBoard(), env };
+    const out = await scoped.call('screenshot', { tab_id: 1 }, ctx);
+    expect(out.images).toHaveLength(1);
+    expect((await scoped.call('screenshot', { tab_id: 3 }, ctx)).isError).toBe(true);
   });
 
   it('refuses bad input with a clear message, never a crash', async () => {
