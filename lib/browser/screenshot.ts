@@ -195,6 +195,27 @@ async function encode(canvas: OffscreenCanvas): Promise<ToolImage> {
 
 const decode = async (dataUrl: string) => createImageBitmap(await (await fetch(dataUrl)).blob());
 
+/**
+ * Any image for the model (an MCP tool's, issue 19) brought to the screenshot's size: returned as
+ * it is when its long edge is within MAX_IMAGE_EDGE, else decoded, scaled and encoded again (PNG,
+ * or JPEG when the PNG would be too large). Runs wherever the background runs (OffscreenCanvas).
+ */
+export async function fitToolImage(image: ToolImage, maxEdge = MAX_IMAGE_EDGE): Promise<ToolImage> {
+  const size = imageDimensions(image.data, image.mediaType) ?? { width: image.width, height: image.height };
+  const out = fitLongEdge(size, maxEdge);
+  if (out.scale === 1) return { ...image, width: size.width, height: size.height };
+  const bitmap = await decode(`data:${image.mediaType};base64,${image.data}`);
+  try {
+    const canvas = new OffscreenCanvas(out.width, out.height);
+    const ctx = canvas.getContext('2d')!;
+    ctx.imageSmoothingQuality = 'high';
+    ctx.drawImage(bitmap, 0, 0, out.width, out.height);
+    return await encode(canvas);
+  } finally {
+    bitmap.close();
+  }
+}
+
 export function createScreenshots(platform: ScreenshotPlatform): ScreenshotAdapter {
   let lastCapture = 0;
   /** One capture at a time: two tools capturing two tabs of one window would activate each other's. */
