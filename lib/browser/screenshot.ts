@@ -221,11 +221,22 @@ export function createScreenshots(platform: ScreenshotPlatform): ScreenshotAdapt
   /** One capture at a time: two tools capturing two tabs of one window would activate each other's. */
   let queue: Promise<unknown> = Promise.resolve();
 
-  async function captureWindow(windowId: number, signal: AbortSignal): Promise<string> {
+  /**
+   * The window's picture, checked to be the tab's: captureVisibleTab takes a window, not a tab, and
+   * the user may switch tabs meanwhile. The policy allowed reading this tab's site, not another's.
+   */
+  async function captureTab(tabId: number, windowId: number, signal: AbortSignal): Promise<string> {
     const wait = lastCapture + platform.captureIntervalMs - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const shown = async () => {
+      const [active] = await browser.tabs.query({ active: true, windowId });
+      if (active?.id !== tabId) throw new ScreenshotError('capture_failed', `Another tab was brought to the front while tab ${tabId} was being captured; nothing was captured. Try again.`);
+    };
     try {
-      return await withTimeout(browser.tabs.captureVisibleTab(windowId, { format: 'png' }), signal, 'Capturing the tab');
+      await shown();
+      const dataUrl = await withTimeout(browser.tabs.captureVisibleTab(windowId, { format: 'png' }), signal, 'Capturing the tab');
+      await shown();
+      return dataUrl;
     } catch (e) {
       throw e instanceof ScreenshotError ? e : captureError(e);
     } finally {
@@ -263,7 +274,7 @@ export function createScreenshots(platform: ScreenshotPlatform): ScreenshotAdapt
 
   async function visible(tabId: number, windowId: number, shown: Promise<unknown>, selector: string | undefined, signal: AbortSignal): Promise<Screenshot> {
     const [g] = await Promise.all([geometryIn(tabId, selector ? { selector } : {}, signal), shown]);
-    const dataUrl = await captureWindow(windowId, signal);
+    const dataUrl = await captureTab(tabId, windowId, signal);
     const notes: string[] = [];
     const captured = imageDimensions(dataOf(dataUrl), 'image/png');
     if (!captured) throw new ScreenshotError('capture_failed', 'The browser returned an image that is not a PNG.');
@@ -310,7 +321,7 @@ export function createScreenshots(platform: ScreenshotPlatform): ScreenshotAdapt
     try {
       for (const stop of stops) {
         const g = await geometryIn(tabId, { scrollTo: { x: start.scroll.x, y: stop } }, signal);
-        const dataUrl = await captureWindow(windowId, signal);
+        const dataUrl = await captureTab(tabId, windowId, signal);
         const bitmap = await decode(dataUrl);
         try {
           if (!canvas) {
