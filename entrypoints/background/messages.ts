@@ -80,4 +80,5 @@ const markdownWords = () => ({
   error: t('export_md_error'),
   noResult: t('export_md_no_result'),
   more: t('export_md_more', '$1'),
+  image: t('export_md_image', '$1'),
 });

@@ -55,6 +55,7 @@ export function startServices(adapters: BrowserAdapters): BackgroundServices {
       browser: {
         tabs: adapters.tabs,
         pages: adapters.pages,
+        screenshots: adapters.screenshots,
         sandbox: adapters.sandbox,
         dom: adapters.dom,
         database: adapters.database,

@@ -7,6 +7,7 @@ import {
   type TokenUsage,
 } from '../contracts/conversation';
 import { errorMessage } from '../errors';
+import { resultWords } from '../images';
 import { toApiMessages } from './messages';
 import type { ModelClient, ModelRequest } from './model';
 import { summarize } from './summarize';
@@ -74,6 +75,11 @@ export function reportedTokens(message: string): { tokens: number; maximum?: num
 function resultText(content: Anthropic.ToolResultBlockParam['content']): string {
   if (typeof content === 'string') return content;
   return (content ?? []).map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+}
+
+function elidedImages(words: string, images: number, tool: string): string {
+  const text = words.length < ELIDE_MIN_CHARS ? words : elidedText(words, tool);
+  return `${text}\n[The ${images === 1 ? 'image' : `${images} images`} of this older ${tool} result ${images === 1 ? 'was' : 'were'} elided to save context. Call ${tool} again if you need to see it.]`;
 }
 
 function elidedText(text: string, tool: string): string {
@@ -271,8 +277,12 @@ export class ContextManager {
         ...m,
         content: m.content.map((b) => {
           if (b.type !== 'tool_result') return b;
+          const tool = names.get(b.tool_use_id) ?? 'the tool';
+          // An old screenshot costs up to 1,600 tokens however short its words: its images go.
+          const images = typeof b.content === 'string' ? 0 : (b.content ?? []).filter((c) => c.type === 'image').length;
+          if (images) return { ...b, content: elidedImages(resultWords(b), images, tool) };
           const text = resultText(b.content);
-          return text.length < ELIDE_MIN_CHARS ? b : { ...b, content: elidedText(text, names.get(b.tool_use_id) ?? 'the tool') };
+          return text.length < ELIDE_MIN_CHARS ? b : { ...b, content: elidedText(text, tool) };
         }),
       };
       this.elided.set(m, e);

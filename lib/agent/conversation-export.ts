@@ -13,6 +13,7 @@ import {
   type ExportFile,
 } from '../contracts/conversation-file';
 import type { CallDecision, PolicyRule } from '../contracts/permissions';
+import { IMAGE_MEDIA_TYPES, resultImages, resultWords } from '../images';
 
 // ---------------------------------------------------------------------------------------------
 // JSON
@@ -47,10 +48,20 @@ const ToolUseBlock = v.object({
   // Any JSON value the model sent; only its absence is wrong.
   input: v.custom<unknown>((x) => x !== undefined, 'missing'),
 });
+/** A tool's image (a screenshot), base64 as the Messages API takes it; files from before images have none. */
+const ImageBlock = v.object({
+  type: v.literal('image'),
+  source: v.object({
+    type: v.literal('base64'),
+    media_type: v.picklist(IMAGE_MEDIA_TYPES, `expected one of ${IMAGE_MEDIA_TYPES.join(', ')}`),
+    data: v.pipe(v.string(), v.regex(/^[A-Za-z0-9+/]+={0,2}$/, 'expected base64 data')),
+  }),
+});
+const ResultPart = v.variant('type', [TextBlock, ImageBlock], 'expected text or image');
 const ToolResultBlock = v.object({
   type: v.literal('tool_result'),
   tool_use_id: nonEmpty,
-  content: v.optional(v.union([v.string(), v.array(TextBlock)], 'expected text or a list of text blocks')),
+  content: v.optional(v.union([v.string(), v.array(ResultPart)], 'expected text or a list of text and image blocks')),
   is_error: v.optional(v.boolean()),
 });
 const Block = v.variant('type', [TextBlock, ToolUseBlock, ToolResultBlock], 'expected text, tool_use or tool_result');
@@ -271,6 +282,8 @@ export interface MarkdownWords {
   noResult: string;
   /** After a preview that leaves some out: `$1` is how many characters the whole result has. */
   more: string;
+  /** An image a tool returned (a screenshot): `$1` is its size in pixels, e.g. 1280×800. Absent: English. */
+  image?: string;
 }
 
 export const ENGLISH_WORDS: MarkdownWords = {
@@ -282,6 +295,7 @@ export const ENGLISH_WORDS: MarkdownWords = {
   error: 'error',
   noResult: 'no result',
   more: '$1 characters in all',
+  image: 'image $1',
 };
 
 const PREVIEW_LINES = 3;
@@ -317,12 +331,14 @@ function toolLine(call: Anthropic.ToolUseBlockParam, result: Anthropic.ToolResul
   const input = clip(JSON.stringify(call.input) ?? '', INPUT_CHARS);
   const head = `- **${call.name}** ${code(input)} →`;
   if (!result) return `${head} *${words.noResult}*`;
-  const text = resultText(result);
+  const text = resultWords(result);
   const lines = readableLines(text);
   const joined = lines.slice(0, PREVIEW_LINES).join(' ⏎ ');
   const preview = clip(joined, PREVIEW_CHARS);
   const more = lines.length > PREVIEW_LINES || preview !== joined ? ` (${fill(words.more, text.length.toLocaleString('en-US'))})` : '';
-  return `${head} ${result.is_error ? `${words.error}: ` : ''}${code(preview)}${more}`;
+  // The JSON file keeps the images; the Markdown names them, as a reader cannot see base64.
+  const images = resultImages(result).map((i) => ` *[${fill(words.image ?? ENGLISH_WORDS.image!, i.size ? `${i.size.width}×${i.size.height}` : i.mediaType)}]*`).join('');
+  return `${head} ${result.is_error ? `${words.error}: ` : ''}${code(preview)}${more}${images}`;
 }
 
 const FENCE_LINE = /^<\/?untrusted-content\b[^>]*>$/;
@@ -342,11 +358,6 @@ function readableLines(text: string): string[] {
   if (typeof value === 'string') return lines(value);
   if (!value || typeof value !== 'object' || Array.isArray(value)) return lines(text);
   return Object.entries(value).map(([k, v]) => `${k}: ${typeof v === 'string' ? lines(v).join(' ') : JSON.stringify(v)}`);
-}
-
-function resultText(result: Anthropic.ToolResultBlockParam): string {
-  if (typeof result.content === 'string') return result.content;
-  return (result.content ?? []).map((b) => (b.type === 'text' ? b.text : '')).join('\n');
 }
 
 /** A code span that holds any text: the fence is one backtick longer than any run inside. */

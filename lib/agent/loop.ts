@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ToolContext, ToolDispatcher, ToolOutcome } from '../tools/registry';
+import { toImageBlock } from './messages';
 import { backoffMs, classifyModelError, isAbort } from './errors';
 import { isPromptTooLong, reportedTokens, type ContextManager } from './context';
 import type { ModelClient, ModelRequest } from './model';
@@ -172,12 +173,7 @@ export async function runLoop(opts: LoopOptions, hooks: LoopHooks): Promise<Loop
       role: 'user',
       at: Date.now(),
       ...(Object.keys(decisions).length ? { decisions } : {}),
-      content: calls.map((c, i) => ({
-        type: 'tool_result',
-        tool_use_id: c.id!,
-        content: outcomes[i]!.content,
-        ...(outcomes[i]!.isError ? { is_error: true } : {}),
-      })),
+      content: calls.map((c, i) => toolResultBlock(c.id!, outcomes[i]!)),
     });
     if (signal.aborted) return { kind: 'stopped' };
     const looped = repeated.findIndex((n) => n > 0);
@@ -186,6 +182,20 @@ export async function runLoop(opts: LoopOptions, hooks: LoopHooks): Promise<Loop
       return { kind: 'error', error: { kind: 'loop', message: loopMessage(calls[looped]!.name!, n) } };
     }
   }
+}
+
+/**
+ * A tool's outcome as the Messages API's tool_result: its text alone as a string (as results always
+ * were stored), or with images a text block followed by one image block each.
+ */
+export function toolResultBlock(toolUseId: string, outcome: ToolOutcome): Anthropic.ToolResultBlockParam {
+  const images = outcome.images ?? [];
+  return {
+    type: 'tool_result',
+    tool_use_id: toolUseId,
+    content: images.length ? [{ type: 'text', text: outcome.content }, ...images.map(toImageBlock)] : outcome.content,
+    ...(outcome.isError ? { is_error: true } : {}),
+  };
 }
 
 const STOPPED = Symbol('stopped');

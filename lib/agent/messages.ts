@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { isToolResultMessage, type ContentBlock, type StoredMessage } from '../contracts/conversation';
 import { fenceText, newMarker } from '../policy/fence';
+import type { ToolImage } from '../images';
 
 const TAB_TITLE_CHARS = 300;
 const TAB_URL_CHARS = 2_000;
@@ -78,3 +79,9 @@ export function titleFrom(text: string): string {
   const line = text.trim().split('\n')[0]!.replace(/\s+/g, ' ');
   return line.length > 60 ? `${line.slice(0, 57)}…` : line;
 }
+
+/** An image as a Messages API image block (base64 source): the form both providers convert from. */
+export function toImageBlock(image: ToolImage): Anthropic.ImageBlockParam {
+  return { type: 'image', source: { type: 'base64', media_type: image.mediaType, data: image.data } };
+}
+

@@ -11,9 +11,10 @@
  * other texts by the same bench.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import { base64ImageTokens, MAX_IMAGE_TOKENS } from '../images';
 
-/** What an image costs whatever its size: ~1.15 megapixels, the size the API scales images to. */
-export const IMAGE_TOKENS = 1_600;
+/** What an image of unknown size costs at most: ~1.15 megapixels, the size the API scales images to. */
+export const IMAGE_TOKENS = MAX_IMAGE_TOKENS;
 /** The framing each content block adds around its text (role and block markers, tool ids). */
 const BLOCK_OVERHEAD = 4;
 
@@ -446,7 +447,8 @@ type Block = Anthropic.ContentBlockParam | Anthropic.ContentBlock;
 
 /**
  * The estimated tokens of a message's content as the model receives it: text, tool_use input
- * (as JSON), tool_result content (a string or text and image blocks), images at IMAGE_TOKENS.
+ * (as JSON), tool_result content (a string or text and image blocks), images by their size
+ * (Anthropic's (w × h) / 750, at most IMAGE_TOKENS; a URL image, whose size is unknown, at the most).
  */
 export function estimateContentTokens(content: string | readonly Block[]): number {
   if (typeof content === 'string') return estimateTokens(content) + BLOCK_OVERHEAD;
@@ -467,7 +469,7 @@ function blockTokens(block: Block): number {
       return BLOCK_OVERHEAD + (typeof inner === 'string' ? estimateTokens(inner) : estimateContentTokens(inner as readonly Block[]));
     }
     case 'image':
-      return IMAGE_TOKENS;
+      return block.source.type === 'base64' ? base64ImageTokens(block.source.data, block.source.media_type) : IMAGE_TOKENS;
     case 'thinking':
       return BLOCK_OVERHEAD + estimateTokens(block.thinking);
     case 'document':

@@ -10,6 +10,7 @@ import { inPageDomHost, offscreenDomHost, type DomHost } from './dom-host';
 import { persistentPageKeepAlive, serviceWorkerKeepAlive } from './keepalive';
 import { dnrLocalOrigin, type LocalOriginAdapter } from './local-origin';
 import { createChromePages, createFirefoxPages, type PagesAdapter } from './pages';
+import { CHROME_SCREENSHOTS, createScreenshots, FIREFOX_SCREENSHOTS, type ScreenshotAdapter } from './screenshot';
 import { createTabsAdapter, type TabsAdapter } from './tabs';
 
 /** Browser differences, chosen once at start-up from the build target. */
@@ -17,6 +18,8 @@ export interface BrowserAdapters {
   keepAlive: KeepAlive;
   tabs: TabsAdapter;
   pages: PagesAdapter;
+  /** The screenshot tool's captures (Chrome allows two a second, Firefox any number). */
+  screenshots: ScreenshotAdapter;
   sandbox: SandboxHost;
   /**
    * Chrome has two sandbox engines (V8 in the manifest sandbox page, QuickJS); extension pages
@@ -46,6 +49,7 @@ export function createAdapters(): BrowserAdapters {
     keepAlive: serviceWorker ? serviceWorkerKeepAlive() : persistentPageKeepAlive(),
     tabs: createTabsAdapter(),
     pages: firefox ? createFirefoxPages() : createChromePages(),
+    screenshots: createScreenshots(firefox ? FIREFOX_SCREENSHOTS : CHROME_SCREENSHOTS),
     sandbox: firefox ? workerSandboxHost() : offscreenSandboxHost(CHROME_DEFAULT_ENGINE),
     ...(firefox ? {} : { sandboxForEngine: offscreenSandboxHost }),
     dom: serviceWorker ? offscreenDomHost() : inPageDomHost(),

@@ -64,15 +64,22 @@ function defuddleOptions(url: string, rendered: boolean): DefuddleOptions {
   return { url, standardize: false, removeContentPatterns: false, removeHiddenElements: !rendered, useAsync: false };
 }
 
-export function mainContent(snap: DocumentSnapshot, url: string, rendered: boolean): MainContent {
+/** `lap`: the bench's stopwatch, told when each extractor and pass ends. */
+export function mainContent(snap: DocumentSnapshot, url: string, rendered: boolean, lap: (stage: string) => void = () => {}): MainContent {
   const body = snap.roots[0]!;
   let best: { root: Element; by: MainContent['by']; title: string } | null = null;
   let size = 0;
 
   let defuddle: ReturnType<typeof byDefuddle> | undefined;
-  const askDefuddle = () => (defuddle === undefined ? (defuddle = byDefuddle(snap.doc, url, rendered)) : defuddle);
+  const askDefuddle = () => {
+    if (defuddle !== undefined) return defuddle;
+    defuddle = byDefuddle(snap.doc, url, rendered);
+    lap('defuddle');
+    return defuddle;
+  };
 
   const readability = byReadability(snap.doc);
+  lap('readability');
   if (readability) {
     best = { ...readability, by: 'readability' };
     size = textSize(readability.root);
@@ -95,12 +102,14 @@ export function mainContent(snap: DocumentSnapshot, url: string, rendered: boole
     }
   }
   const chosen = best && size >= MIN_ARTICLE_CHARS ? prunedArticle(best) : null;
-  if (chosen) return withLead(chosen, snap);
+  lap('prune');
+  if (chosen) return withLead(chosen, snap, lap);
   // Readability's box was mostly furniture (a comment thread, an author box): the article may
   // still be elsewhere, and Defuddle scores the page differently. Only then the body.
   if (best?.by === 'readability' && askDefuddle() && textSize(defuddle!.root) >= MIN_ARTICLE_CHARS) {
     const second = prunedArticle({ ...defuddle!, by: 'defuddle' });
-    if (second) return withLead(second, snap);
+    lap('prune');
+    if (second) return withLead(second, snap, lap);
   }
   // No article: the body, chrome set aside (snapshotDocument did that), controls in place.
   const holder = snap.doc.createElement('div');
@@ -114,9 +123,10 @@ export function mainContent(snap: DocumentSnapshot, url: string, rendered: boole
  * The article with its lead put back (lead.ts). used_selector names the element that holds the
  * body as the extractor chose it: the lead may sit in a header far up the page.
  */
-function withLead(found: Omit<MainContent, 'liveRoot'>, snap: DocumentSnapshot): MainContent {
+function withLead(found: Omit<MainContent, 'liveRoot'>, snap: DocumentSnapshot, lap: (stage: string) => void): MainContent {
   const liveRoot = commonLive(found.root, snap.refs);
   addLead(found.root, snap, found.title || snap.doc.title);
+  lap('lead');
   return { ...found, liveRoot };
 }
 

@@ -130,7 +130,7 @@ function readPage(url: string, ctx: RenderContext, limit: number, annotate: bool
   ctx.refs = snap.refs;
   lap('snapshot');
   if (!snap.roots[0]) throw new ExtractError('empty', 'The page has no visible body.');
-  const main = mainContent(snap, url, isRendered(doc));
+  const main = mainContent(snap, url, isRendered(doc), lap);
   lap('select');
   const render = createRenderer(ctx);
   let usedSelector = 'body';

@@ -95,6 +95,20 @@ function headlineOf(trees: Element[], title: string): Element | null {
 
 /** How much of a block's text identifies it. */
 const PREFIX = 80;
+/**
+ * Longer than any lead: 150 words of German run to about 1,400 characters. (CJK text has few
+ * "words" between its punctuation, so the word cap alone would let a whole Chinese article through.)
+ */
+const MAX_LEAD_CHARS = 2_000;
+
+/** normalize(raw).slice(0, PREFIX), from as little of `raw` as gives it. */
+export function textStart(raw: string): string {
+  for (let k = 2 * PREFIX; ; k *= 4) {
+    const t = normalize(raw.slice(0, k));
+    // Past PREFIX characters, the end's trim and a whitespace run cut in two no longer matter.
+    if (t.length > PREFIX || k >= raw.length) return t.slice(0, PREFIX);
+  }
+}
 const TEXT_BLOCKS = 'p, li, h1, h2, h3, h4, h5, h6, td, th, dd, dt, blockquote, pre, figcaption, div, section, article';
 const BOXES = new Set(['div', 'section', 'article']);
 
@@ -131,7 +145,14 @@ export function addLead(root: Element, snap: DocumentSnapshot, title: string): n
     if (headline.contains(el) || el.contains(headline) || leads.some((l) => l.contains(el))) continue;
     // A lead sits right under the headline: a long stretch between them is other things.
     if (++looked > MAX_LOOKED) break;
-    const text = normalize(el.textContent ?? '');
+    const raw = el.textContent ?? '';
+    // A wrapper holding the whole article is far too long to be a lead, and normalising and
+    // counting its text cost most of this search: only its start is read, to see the content begin.
+    if (raw.length > MAX_LEAD_CHARS) {
+      if (have.has(textStart(raw))) break;
+      continue;
+    }
+    const text = normalize(raw);
     const words = wordCount(text);
     if (words >= MIN_LEAD_WORDS && have.has(text.slice(0, PREFIX))) break; // the content begins
     if (words < MIN_LEAD_WORDS || words > MAX_LEAD_WORDS) continue;

@@ -6,6 +6,7 @@
 import TurndownService from 'turndown';
 import { annotation, formatControl, formatRegion } from './annotate';
 import { describeControl, isControl, labelOf, normalize, widgetRole, type ControlInfo } from './interactive';
+import { unwrapRedirect } from './redirects';
 import { isAutoId, type SelectorBuilder } from './selectors';
 import { liveOf, REF_ATTR } from './snapshot';
 import { notActionable } from './visibility';
@@ -417,6 +418,8 @@ export function displayUrl(href: string, ctx: Pick<RenderContext, 'pageUrl' | 'b
     return href;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return url.href; // mailto:?subject=… is not tracking
+  // An affiliate or "leaving the site" redirector's link: where it leads (redirects.ts).
+  if (!page || url.origin !== page.origin) url = unwrapRedirect(url);
   if (!page || url.origin !== page.origin) return withoutTracking(url.href);
   const path = withoutTracking(url.pathname + url.search + url.hash);
   const hash = path.indexOf('#');

@@ -158,10 +158,16 @@ const COMMENT_PROMPTS: RegExp[] = [
   /^(?:laisser|laissez) un commentaire/, /^(?:deja|dejar) un comentario/, /^(?:dodaj|napisz) komentarz/,
 ];
 
+/**
+ * A word every one of COMMENT_PROMPTS holds: one search rules out the most blocks, where trying
+ * the patterns one by one was the phrase pass's largest cost (extend it with the list).
+ */
+const COMMENT_WORDS = /comment|komment|coment|koment|respons|respond|répond|repl|antwort|pingback|trackback|entry was posted|permalink|gefällt das|like this/;
+
 /** A comment section's own lines: "Kommentare schreiben", "No Response so far", "Leave a comment". */
 export function commentPrompt(text: string): boolean {
   const t = phraseText(text);
-  return COMMENT_PROMPTS.some((re) => re.test(t));
+  return COMMENT_WORDS.test(t) && COMMENT_PROMPTS.some((re) => re.test(t));
 }
 
 const SHARE_PROMPTS: RegExp[] = [
@@ -187,10 +193,13 @@ const SUBSCRIBE_PROMPTS: RegExp[] = [
   /\b(?:zapraszamy|zachęcamy) .{0,20}(?:subskrypcj|prenumerat)/, /\bsuscr[ií]b(?:ete|ase)\b/, /\bcanal de telegram\b/,
 ];
 
+/** A word every one of SUBSCRIBE_PROMPTS holds (as COMMENT_WORDS: one search first; extend it with the list). */
+const SUBSCRIBE_WORDS = /subscri|sign|log in|register|lire la suite|réservé|weiterlesen|abonn|app|straight to your|newsletter|never miss|verpass|follow|subskrypcj|prenumerat|suscr|telegram/;
+
 /** A paywall's or an app's call to subscribe ("To view the full story, please subscribe"). */
 export function subscribePrompt(text: string): boolean {
   const t = phraseText(text);
-  return t.length <= 300 && SUBSCRIBE_PROMPTS.some((re) => re.test(t));
+  return t.length <= 300 && SUBSCRIBE_WORDS.test(t) && SUBSCRIBE_PROMPTS.some((re) => re.test(t));
 }
 
 const LICENSE_NOTICES: RegExp[] = [

@@ -28,6 +28,9 @@ const FACTS = {
   close_tab: { risk: 'act_on_site', subAgents: OPERATE },
   activate_tab: { risk: 'act_on_site', subAgents: OPERATE },
   get_tab_content: { risk: 'read_site', subAgents: READ_TABS, thirdPartyText: true },
+  // Seeing a page is reading it, and what it shows is the site's (text in an image can instruct too).
+  // Beyond the contract's 17 tools (issue 18).
+  screenshot: { risk: 'read_site', subAgents: READ_TABS, thirdPartyText: true },
   // Page code acts in the site as the user; sandbox code (riskOf) computes with no way out.
   execute_script: { risk: 'act_on_site', subAgents: OPERATE },
   // Clicks and keys in the site as the user (issue 18, beyond the contract); what it reports back

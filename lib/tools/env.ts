@@ -5,6 +5,7 @@ import type { QuestionAnswer } from '../contracts/questions';
 import type { DomHost } from '../browser/dom-host';
 import type { DatabaseHost } from '../database/host';
 import type { PagesAdapter } from '../browser/pages';
+import type { ScreenshotAdapter } from '../browser/screenshot';
 import type { TabsAdapter } from '../browser/tabs';
 import type { SandboxHost } from '../sandbox/types';
 import type { Workspace } from '../workspace';
@@ -13,12 +14,14 @@ import type { SkillProposals } from '../skills/proposals';
 import { detachedAddresses, type ResolvedAddresses } from '../web/answer-address';
 
 /** What the browser gives tools: the adapters chosen at start-up, and the network. */
-export type BrowserEnv = Pick<ToolEnv, 'tabs' | 'pages' | 'sandbox' | 'dom' | 'database' | 'fetch' | 'addresses' | 'workspace' | 'skillProposals'>;
+export type BrowserEnv = Pick<ToolEnv, 'tabs' | 'pages' | 'screenshots' | 'sandbox' | 'dom' | 'database' | 'fetch' | 'addresses' | 'workspace' | 'skillProposals'>;
 
 /** What tools reach the browser and the model through; built per run by the run manager. */
 export interface ToolEnv {
   tabs: TabsAdapter;
   pages: PagesAdapter;
+  /** Captures of a tab for the screenshot tool. */
+  screenshots: ScreenshotAdapter;
   sandbox: SandboxHost;
   /** DOM work the background cannot do itself (fetched HTML → Markdown). */
   dom: DomHost;
@@ -52,6 +55,7 @@ export function detachedEnv(settings: Settings): ToolEnv {
   return {
     tabs: trap<TabsAdapter>('tabs'),
     pages: trap<PagesAdapter>('pages'),
+    screenshots: trap<ScreenshotAdapter>('screenshots'),
     sandbox: trap<SandboxHost>('sandbox'),
     dom: trap<DomHost>('dom'),
     database: trap<DatabaseHost>('database'),

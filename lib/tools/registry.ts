@@ -5,6 +5,7 @@ import type { CallDecision, CallTarget } from '../contracts/permissions';
 import type { SubAgentType } from '../contracts/sub-agents';
 import { availableTo, highestRisk, type RiskClass, type RiskScope, type ToolFacts, type ToolGate } from '../contracts/tools';
 import { errorMessage, isModelFacing, ModelFacingError } from '../errors';
+import { ResultWithImages, type ToolImage } from '../images';
 import type { ToolEnv } from './env';
 import type { TaskBoard } from './task-board';
 
@@ -84,6 +85,8 @@ export const defineTool = <S extends AnySchema>(def: ToolDefinition<S>): ToolDef
 export interface ToolOutcome {
   content: string;
   isError: boolean;
+  /** Images the model sees after `content` (a screenshot): blocks of the tool_result, or on Chat Completions a user message after it. */
+  images?: ToolImage[];
   /** How the policy decided a consequential call. */
   decision?: CallDecision;
 }
@@ -171,8 +174,11 @@ export class ToolRegistry implements ToolDispatcher, RiskScope {
         if (!verdict.allowed) return { ...fail(verdict.message ?? `${name} was not allowed.`), ...(decision ? { decision } : {}) };
       }
       let result = await tool.run(parsed.output, ctx);
+      // The words are fenced and serialised; the images travel beside them as image blocks.
+      const images = result instanceof ResultWithImages && result.images.length ? [...result.images] : undefined;
+      if (result instanceof ResultWithImages) result = result.value;
       if (tool.thirdPartyText && ctx.gate) result = this.fenced(tool, result, ctx.gate, parsed.output);
-      return { content: typeof result === 'string' ? result : JSON.stringify(result), isError: false, ...(decision ? { decision } : {}) };
+      return { content: typeof result === 'string' ? result : JSON.stringify(result), isError: false, ...(images ? { images } : {}), ...(decision ? { decision } : {}) };
     } catch (e) {
       // A failing call of a remote tool may still have read what the server said (an error body).
       if (tool.thirdPartyText) ctx.gate?.taint();

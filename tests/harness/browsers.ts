@@ -36,8 +36,9 @@ const CHROMIUM_ARGS = [
   `--host-resolver-rules=MAP *.${SITE_DOMAIN} 127.0.0.1`,
 ];
 
-export async function launch(name: BrowserName): Promise<ExtensionBrowser> {
-  return name === 'chromium' ? launchChromium() : launchFirefox();
+/** `windowSize`: the browser window's size (bench:screenshot wants a 1280×800 page); else the browser's default. */
+export async function launch(name: BrowserName, windowSize?: { width: number; height: number }): Promise<ExtensionBrowser> {
+  return name === 'chromium' ? launchChromium(windowSize ? { windowSize } : {}) : launchFirefox(windowSize);
 }
 
 /**
@@ -50,13 +51,19 @@ export async function launchChromium({
   lang = 'en',
   extension = CHROME_BUILD,
   developerMode = false,
-}: { lang?: string; extension?: string; developerMode?: boolean } = {}): Promise<ExtensionBrowser> {
+  windowSize,
+}: { lang?: string; extension?: string; developerMode?: boolean; windowSize?: { width: number; height: number } } = {}): Promise<ExtensionBrowser> {
   const browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     pipe: true,
     enableExtensions: [extension],
-    args: [...CHROMIUM_ARGS.filter((a) => !a.startsWith('--lang=')), `--lang=${lang}`],
+    args: [
+      ...CHROMIUM_ARGS.filter((a) => !a.startsWith('--lang=')),
+      `--lang=${lang}`,
+      // Headless Chromium's screen is 800×600 and windows.update refuses a window mostly off it.
+      ...(windowSize ? [`--window-size=${windowSize.width},${windowSize.height}`, `--screen-info={${windowSize.width + 200}x${windowSize.height + 200}}`] : []),
+    ],
     env: { ...process.env, LANGUAGE: lang },
   });
   try {
@@ -105,12 +112,12 @@ async function turnOnDeveloperMode(browser: Browser) {
   }
 }
 
-async function launchFirefox(): Promise<ExtensionBrowser> {
+async function launchFirefox(windowSize?: { width: number; height: number }): Promise<ExtensionBrowser> {
   const browser = await puppeteer.launch({
     browser: 'firefox',
     executablePath: process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr',
     headless: true,
-    args: ['--remote-allow-system-access'],
+    args: ['--remote-allow-system-access', ...(windowSize ? [`--window-size=${windowSize.width},${windowSize.height}`] : [])],
     extraPrefsFirefox: {
       'extensions.webextensions.uuids': JSON.stringify({ [GECKO_ID]: FIREFOX_UUID }),
       'intl.locale.requested': 'en-US',

@@ -1,6 +1,6 @@
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { describe, expect, it } from 'vitest';
-import { furnitureName, furnitureNames, nameParts, pruneBoilerplate } from '../../lib/extract/boilerplate';
+import { furnitureName, furnitureNames, nameParts, pruneBoilerplate, wordCount } from '../../lib/extract/boilerplate';
 import { extractPage } from '../../lib/extract';
 
 function holder(html: string): Element {
@@ -169,5 +169,37 @@ describe('pruneBoilerplate: teasers, date lines, author boxes, threads', () => {
     pruneBoilerplate(article);
     expect(article.textContent).toContain('Sentence 11 of the article');
     expect(article.textContent).not.toContain('Reply 1');
+  });
+});
+
+describe('wordCount', () => {
+  const byRegex = (t: string) => t.match(/[\p{L}\p{N}_]+/gu)?.length ?? 0;
+
+  it('counts the runs of letters, digits and _ as the metric’s tokeniser does, in any script', () => {
+    expect(wordCount('')).toBe(0);
+    expect(wordCount('  — … ')).toBe(0);
+    expect(wordCount("The fox's 42 snake_case words")).toBe(6);
+    expect(wordCount('Съешь же ещё этих')).toBe(4);
+    expect(wordCount('我能吞下玻璃。テスト 한국어')).toBe(3);
+    expect(wordCount('𠀀𠀁 x')).toBe(2); // astral Han: a surrogate pair is one letter
+    expect(wordCount('\ud800 a \udc00')).toBe(1); // lone halves are not letters
+    expect(wordCount('one two three four five', 2)).toBe(3); // stops past max
+    expect(wordCount('one two', 2)).toBe(2);
+  });
+
+  it('agrees with the regular expression on random text of every kind', () => {
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let k = 0; k < 3000; k++) {
+      let s = '';
+      for (let i = 0, n = Math.floor(rand() * 30); i < n; i++) {
+        const r = rand();
+        s += r < 0.5 ? String.fromCharCode(32 + Math.floor(rand() * 96))
+          : r < 0.8 ? String.fromCharCode(Math.floor(rand() * 0x3000))
+            : r < 0.9 ? String.fromCharCode(0xd800 + Math.floor(rand() * 0x800))
+              : String.fromCodePoint(0x10000 + Math.floor(rand() * 0x30000));
+      }
+      expect(wordCount(s), JSON.stringify(s)).toBe(byRegex(s));
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { describe, expect, it } from 'vitest';
 import { extractPage, stripAnnotations } from '../../lib/extract';
+import { textStart } from '../../lib/extract/lead';
 
 const page = (body: string, title = 'Harbour reopens after the storm - Example News') =>
   new JSDOM(`<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`, {
@@ -39,4 +40,24 @@ describe('the article lead', () => {
     const kept = read(`<article><h1>Harbour reopens after the storm</h1><p class="lead">${LEAD}</p>${prose(12)}</article>`);
     expect(kept.match(/harbour reopened on Monday/g)?.length).toBe(1);
   });
+
+  it('never takes a long box for the lead, whatever its script (CJK has few “words” between its stops)', () => {
+    // 2,300 characters in 60 "words": under the word cap, far over any lead's length.
+    const cjk = Array.from({ length: 60 }, (_, i) => `港口在风暴后重新开放第${i}段文字继续写下去读者为此而来没有别的内容也没有链接。`).join('');
+    const text = read(`<header><h1>Harbour reopens after the storm</h1><div class="intro">${cjk}</div></header><div class="content">${prose(80)}</div>`);
+    expect(text).toContain('Sentence 79 of the article body');
+    expect(text).not.toContain('港口在风暴后');
+  });
 });
+
+describe('textStart', () => {
+  it('gives the normalised start of a text from as little of it as needed', () => {
+    const long = `  ${'word  \n '.repeat(2000)}`;
+    expect(textStart(long)).toBe('word '.repeat(16).slice(0, 80));
+    expect(textStart(' a  b ')).toBe('a b');
+    expect(textStart('')).toBe('');
+    const spaces = `${' '.repeat(1000)}x`;
+    expect(textStart(spaces)).toBe('x');
+  });
+});
+

@@ -56,6 +56,24 @@ describe('boilerplate phrases', () => {
     expect(commentPrompt('This entry was posted in Allgemein. Bookmark the permalink.')).toBe(true);
   });
 
+  it('finds a line of each kind of comment prompt behind its one-search gate', () => {
+    // One line per pattern of COMMENT_PROMPTS, in its order: a word missing from the gate fails here.
+    const lines = [
+      'Noch keine Kommentare', 'Kommentare sind geschlossen', 'Responder', 'Post a comment', 'Comments closed', 'Comments are closed for this article',
+      'Sie müssen angemeldet sein, um einen Kommentar zu schreiben', 'Zum Kommentieren müssen Sie eingeloggt sein', 'Pingback: another blog',
+      'This entry was posted in News', 'Bookmark the permalink', '3 Bloggern gefällt das', 'Be the first of 2 bloggers like this',
+      '12 commentaires', 'Verraten Sie uns gerne in den Kommentaren', 'Laissez un commentaire', 'Dejar un comentario', 'Napisz komentarz', 'No replies',
+    ];
+    for (const t of lines) expect(commentPrompt(t), t).toBe(true);
+    // And one per pattern of SUBSCRIBE_PROMPTS.
+    const subscribe = [
+      'Subscribe now to read the full story', 'To continue reading this article, please register', 'Pour lire la suite, abonnez-vous', 'Jetzt abonnieren und weiterlesen',
+      'Download our app', 'Our apps for Android', 'News straight to your inbox', 'Sign up for our newsletter', 'Verpassen Sie keine Nachrichten',
+      'Follow Example News on Twitter', 'Zapraszamy do subskrypcji', 'Suscríbete al boletín', 'Únete a nuestro canal de Telegram',
+    ];
+    for (const t of subscribe) expect(subscribePrompt(t), t).toBe(true);
+  });
+
   it('takes a picture credit off the end of a caption, and a sentence’s own words stay', () => {
     expect(withoutTrailingCredit('Marco Odermatt, Ski-Star aus der Schweiz. © AFP / MARCO BERTORELLO')).toBe('Marco Odermatt, Ski-Star aus der Schweiz.');
     expect(withoutTrailingCredit('Son tres los periodos de vacaciones. Foto: Andina')).toBe('Son tres los periodos de vacaciones.');

@@ -86,3 +86,31 @@ describe('displayUrl', () => {
     expect(md).not.toMatch(/utm_|fbclid/);
   });
 });
+
+describe('links through a redirector', () => {
+  it('are shown as where they lead, tracking left out, from its path when that is this site', () => {
+    const amazon = 'https://www.amazon.com/Lady-Bird/dp/B07734STRN/ref=sr_1_3?s=instant-video&utm_source=skim';
+    expect(show(`https://go.redirectingat.com/?id=66960X1516588&xs=1&url=${encodeURIComponent(amazon)}&sref=https%3A%2F%2Fnews.example%2F`)).toBe(
+      'https://www.amazon.com/Lady-Bird/dp/B07734STRN/ref=sr_1_3?s=instant-video',
+    );
+    expect(show('https://l.facebook.com/l.php?u=https%3A%2F%2Fnews.example%2F2024%2Fother%3Fid%3D8&h=AT0x')).toBe('/2024/other?id=8');
+    expect(show('https://www.google.com/url?sa=t&url=https%3A%2F%2Fen.wikipedia.org%2Fwiki%2FHarbour&ved=2ah')).toBe('https://en.wikipedia.org/wiki/Harbour');
+    expect(show('https://eur01.safelinks.protection.outlook.com/?url=https%3A%2F%2Fshop.example%2Fp&data=05')).toBe('https://shop.example/p');
+    // A redirector inside a redirector.
+    expect(show(`https://out.reddit.com/t3_x?url=${encodeURIComponent('https://l.facebook.com/l.php?u=https%3A%2F%2Fshop.example%2Fq')}`)).toBe('https://shop.example/q');
+  });
+
+  it('stay as they are when they are not a known redirector’s, or lead nowhere a browser goes', () => {
+    // "from" names where the reader came from, not where the link goes.
+    const survey = 'https://ankety.example/s3/00310d?from=https%3A%2F%2Fsport.example%2Ffotbal';
+    expect(show(survey)).toBe(survey);
+    // Google's own pages are pages; only /url redirects.
+    expect(show('https://www.google.com/search?q=https%3A%2F%2Fshop.example%2F')).toBe('https://www.google.com/search?q=https%3A%2F%2Fshop.example%2F');
+    expect(show('https://go.redirectingat.com/?id=1&url=javascript%3Aalert(1)')).toBe('https://go.redirectingat.com/?id=1&url=javascript%3Aalert(1)');
+    expect(show('https://go.redirectingat.com/?id=1&url=not%20a%20url')).toBe('https://go.redirectingat.com/?id=1&url=not%20a%20url');
+    expect(show('https://go.redirectingat.com/?id=1')).toBe('https://go.redirectingat.com/?id=1');
+    // A loop ends after a few hops, on a redirector link (never throws, never spins).
+    const loop = `https://out.reddit.com/?url=${encodeURIComponent(`https://out.reddit.com/?url=${encodeURIComponent('https://out.reddit.com/?url=https%3A%2F%2Fout.reddit.com%2F%3Furl%3Dhttps%253A%252F%252Fshop.example%252Fz')}`)}`;
+    expect(show(loop)).toMatch(/^https:\/\/(?:out\.reddit\.com\/\?url=|shop\.example\/z)/);
+  });
+});
