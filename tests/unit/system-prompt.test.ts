@@ -66,6 +66,7 @@ describe('the operating prompt', () => {
   it('covers what the guide must: selectors, search vs fetch vs tab, tasks, ask_user, secrets and purchases, elision and summaries', () => {
     for (const must of [
       /\{selectors\}/,
+      /act on it with page_action using the \{selectors\}/,
       /execute_script \(target "page"\)/,
       /web_search to find sources; web_fetch for a known URL/,
       /create_task.*update_task.*list_tasks/s,
