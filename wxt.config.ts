@@ -69,6 +69,11 @@ export default defineConfig({
       // Chrome: execute_script on pages whose CSP forbids eval runs through userScripts.execute,
       // available once the user turns on "Allow User Scripts" for Pagewright.
       ...(browser === 'firefox' ? [] : ['userScripts']),
+      // Chrome: page_action's trusted input (Settings → Advanced, off by default) sends clicks and keys
+      // through the DevTools protocol. Required, not optional: Chrome refuses "debugger" in
+      // optional_permissions ("Only permissions specified in the manifest may be requested").
+      // Nothing attaches unless the user turned the setting on. Firefox has no such API.
+      ...(browser === 'firefox' ? [] : ['debugger']),
       // Chrome: the offscreen document hosts the sandbox page (the service worker has no DOM).
       ...(browser === 'firefox' ? [] : ['offscreen']),
       // Chrome: the chat in the side panel (entrypoints/sidepanel). Firefox's sidebar needs none.
@@ -77,6 +82,7 @@ export default defineConfig({
       browser === 'firefox' ? 'menus' : 'contextMenus',
     ],
     host_permissions: ['<all_urls>'],
+
     action: { default_title: '__MSG_extName__' },
     // Shortcuts the user can change: chrome://extensions/shortcuts, Firefox's add-ons page ⚙ →
     // Manage Extension Shortcuts. Open the chat (the toolbar button), and the panel beside the page

@@ -18,8 +18,8 @@ declare global {
 /** `timings`: for the bench, which passes an object to fill with milliseconds per stage. */
 export function readPage(opts: ExtractOptions = {}, timings?: StageTimings): ReadPageResult {
   try {
-    const { title, url, content, truncated, usedSelector } = extractPage(document, opts, timings);
-    return { title, url, content, truncated, usedSelector };
+    const { title, url, content, truncated, usedSelector, controls } = extractPage(document, opts, timings);
+    return { title, url, content, truncated, usedSelector, ...(controls ? { controls } : {}) };
   } catch (e) {
     if (e instanceof ExtractError) return { error: { code: e.code, message: e.message } };
     return { error: { code: 'internal', message: errorMessage(e) } };

@@ -146,6 +146,12 @@ export const SettingsObject = v.object({
   runLog: v.boolean('settings_error_boolean'),
   /** What the toolbar button opens: the popup, or the chat in the side panel / sidebar beside the page. */
   toolbarOpens: v.picklist(TOOLBAR_OPENS, 'settings_error_toolbar_opens'),
+  /**
+   * Settings → Advanced (Chrome): page_action sends input through the DevTools protocol
+   * (chrome.debugger, an optional permission asked for when this is turned on) for sites that
+   * ignore synthetic events. Off: synthetic events, as in Firefox.
+   */
+  trustedInput: v.boolean('settings_error_boolean'),
 });
 
 /** The whole settings: a key is needed exactly when the main provider's preset needs one. */
@@ -200,6 +206,7 @@ export const defaultSettings = (): Settings => ({
   prices: [],
   runLog: false,
   toolbarOpens: 'popup',
+  trustedInput: false,
 });
 
 /**

@@ -110,7 +110,7 @@ export function subAgentSystemPrompt(req: SubAgentRequest, now: Date): string {
     : req.type === 'researcher'
       ? 'You are a research sub-agent: find and read information (web search, web pages, open tabs) and report what you found, with sources. You cannot change pages.'
       : req.type === 'page_operator'
-        ? 'You are a browser-automation sub-agent: you operate web pages (read them, click, fill forms through scripts, open and switch tabs) to carry out the task.'
+        ? 'You are a browser-automation sub-agent: you operate web pages (read them, click, type, choose and press keys with page_action, run scripts, open and switch tabs) to carry out the task.'
         : 'You are a sub-agent carrying out one task for the main assistant with the tools you have.';
   return [
     role,

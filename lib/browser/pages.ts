@@ -1,5 +1,7 @@
 import { browser } from 'wxt/browser';
 import { errorMessage, ModelFacingError } from '../errors';
+import { ControlRecords, type ControlEntry } from './control-records';
+import { chromeTrustedInput, createPageActions, type PageActions } from './page-actions';
 import { pageRunner, type PageRunResult } from './page-runner';
 
 /** The annotated Markdown of a page, as the page reader returns it. */
@@ -9,6 +11,8 @@ export interface PageContent {
   content: string;
   truncated: boolean;
   usedSelector: string;
+  /** Each control's selector with the role and name it had (page_action finds it again by them after a re-render). */
+  controls?: ControlEntry[];
 }
 
 export type PageErrorCode =
@@ -35,7 +39,7 @@ export interface PageRunOutcome extends PageRunResult {
   world: 'main' | 'isolated';
 }
 
-export interface PagesAdapter {
+export interface PagesAdapter extends PageActions {
   read(tabId: number, options: { selector?: string; maxLength?: number }, signal: AbortSignal): Promise<PageContent>;
   run(tabId: number, code: string, options: PageRunOptions): Promise<PageRunOutcome>;
   /** The text the user selected in the tab (any frame), at most `maxChars`; empty when none or unreadable. */
@@ -149,6 +153,13 @@ async function readPage(worlds: World[], tabId: number, options: { selector?: st
   return result;
 }
 
+/** Keeps what a read said each control was, for page_action; the model gets the page without it. */
+async function recording(records: ControlRecords, tabId: number, read: Promise<PageContent>): Promise<PageContent> {
+  const { controls, ...page } = await read;
+  records.record(tabId, page.url, controls);
+  return page;
+}
+
 function timeoutMessage(ms: number) {
   return (
     `The code did not finish within ${ms / 1000} s. If it is waiting on something, return sooner; ` +
@@ -174,9 +185,12 @@ const runInMain = (tabId: number, code: string, o: PageRunOptions) =>
  * userScripts.execute (which the page's CSP does not govern) once the user allowed user scripts.
  */
 export function createChromePages(): PagesAdapter {
+  const records = new ControlRecords();
   return {
     // Chrome's isolated world reads the DOM as fast as the page does, out of the page's reach.
-    read: (...a) => readPage(['ISOLATED'], ...a),
+    read: (...a) => recording(records, a[0], readPage(['ISOLATED'], ...a)),
+    // Chrome alone can send input as the browser's own (DevTools protocol), when the user turned it on.
+    act: createPageActions(records, chromeTrustedInput()).act,
     selection: selectionIn,
     async run(tabId, code, o) {
       const first = await runInMain(tabId, code, o);
@@ -219,12 +233,15 @@ export function createChromePages(): PagesAdapter {
  * world, where the code sees the page's own window and DOM through Xray waivers.
  */
 export function createFirefoxPages(): PagesAdapter {
+  const records = new ControlRecords();
   return {
     // Firefox's content-script world sees the DOM through Xray wrappers: get_tab_content on a 5 MB
     // page took ~3 s there, ~1 s in the page's own world (most of it Firefox preparing that world on
     // the first injection into the tab; the read itself ~0.1 s). The page can then see the reader; it
     // could only lie about its own content, which it can do anyway.
-    read: (...a) => readPage(['MAIN', 'ISOLATED'], ...a),
+    read: (...a) => recording(records, a[0], readPage(['MAIN', 'ISOLATED'], ...a)),
+    // Firefox has no API to send input as the browser's own: synthetic events only.
+    act: createPageActions(records).act,
     selection: selectionIn,
     async run(tabId, code, o) {
       const first = await runInMain(tabId, code, o);

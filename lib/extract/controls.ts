@@ -194,7 +194,9 @@ function controlLine(el: Element, ctx: RenderContext, maxOptions = Infinity): st
   if (info.options && info.options.labels.length > maxOptions) {
     info.options = { labels: info.options.labels.slice(0, maxOptions), more: info.options.more + info.options.labels.length - maxOptions };
   }
-  return formatControl(info, ctx.builder.selectorFor(el));
+  const selector = ctx.builder.selectorFor(el);
+  if (selector) ctx.record?.(selector, info);
+  return formatControl(info, selector);
 }
 
 function formLine(form: Element, ctx: RenderContext, fallback = ''): string {

@@ -50,7 +50,12 @@ export interface ExtractResult {
   truncated: boolean;
   /** The selector given, or one for the root the extractor chose ("main", "article#post", "body"). */
   usedSelector: string;
+  /** [selector, role, accessible name] of each control annotated (at most MAX_RECORDED), for page_action. */
+  controls?: [string, string, string][];
 }
+
+/** Controls recorded per read: a page's worth (page controls are capped at 40; forms rarely have hundreds). */
+const MAX_RECORDED = 2000;
 
 /**
  * The copy holds at most PRUNE_FACTOR × maxLength characters of page text (boilerplate comes
@@ -84,11 +89,18 @@ export function extractPage(doc: Document, opts: ExtractOptions = {}, timings?: 
   const limit = Math.min(asked, MAX_CONTENT_LENGTH);
   const title = normalize(doc.title ?? '');
   const builder = opts.annotate === false ? new NoSelectors(doc) : new SelectorBuilder(doc);
-  const ctx: RenderContext = { doc, refs: [], builder, emitted: new Set(), title, ...urls(doc, url) };
+  const controls: [string, string, string][] = [];
+  const ctx: RenderContext = {
+    doc, refs: [], builder, emitted: new Set(), title, ...urls(doc, url),
+    ...(opts.annotate === false ? {} : { record: (sel: string, info: { name: string; label: string }) => void (controls.length < MAX_RECORDED && controls.push([sel, info.name, info.label])) }),
+  };
   const selector = opts.selector?.trim();
   const read = selector ? readSelection(selector, ctx, limit) : readPage(url, ctx, limit, opts.annotate !== false, stopwatch(timings));
   const cut = truncate(read.content, limit);
-  return { title: title || normalize(read.title ?? ''), url, content: cut.content, truncated: cut.truncated || read.partial, usedSelector: read.usedSelector };
+  return {
+    title: title || normalize(read.title ?? ''), url, content: cut.content, truncated: cut.truncated || read.partial, usedSelector: read.usedSelector,
+    ...(controls.length ? { controls } : {}),
+  };
 }
 
 /** What a selector names (every outermost match, in order, separated by ---). */

@@ -5,7 +5,7 @@
  */
 import TurndownService from 'turndown';
 import { annotation, formatControl, formatRegion } from './annotate';
-import { describeControl, isControl, labelOf, normalize, widgetRole } from './interactive';
+import { describeControl, isControl, labelOf, normalize, widgetRole, type ControlInfo } from './interactive';
 import { unwrapRedirect } from './redirects';
 import { isAutoId, type SelectorBuilder } from './selectors';
 import { liveOf, REF_ATTR } from './snapshot';
@@ -25,6 +25,8 @@ export interface RenderContext {
   emitted: Set<Element>;
   /** The element the content was taken from (used_selector names it): it and the wrappers around it get no region line. */
   root?: Element;
+  /** Told each control's selector and what it is (page_action finds it again by role and name after a re-render). */
+  record?: (selector: string, info: ControlInfo) => void;
 }
 
 const REGION_ROLES: Record<string, string> = {
@@ -113,6 +115,7 @@ export function createRenderer(ctx: RenderContext): Renderer {
     ctx.emitted.add(el);
     const info = describeControl(el);
     const sel = selector(el);
+    if (sel) ctx.record?.(sel, info);
     // A big clickable card (role=button around a whole teaser) keeps its text; the marker follows it.
     if ((info.kind === 'button' || info.kind === 'widget' || info.kind === 'link') && el.querySelector(BLOCKY)) {
       return `${content.trim()} ${formatControl({ ...info, label: '' }, sel)}`;

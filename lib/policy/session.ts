@@ -180,6 +180,7 @@ const ACT_VERBS: Record<string, string> = {
   open_tab: 'open',
   close_tab: 'close a tab of',
   activate_tab: 'switch to a tab of',
+  page_action: 'click, type or choose on',
 };
 
 /** What the call would do, as a phrase after "may" / "wants to". */

@@ -10,7 +10,7 @@ export const agent = defineTool({
   ...builtinFacts('agent'),
   description:
     'Hand a self-contained sub-task to a sub-agent, which sees only prompt and cannot ask the user. type "researcher": ' +
-    `search, fetch, read; "page_operator": tabs, pages, scripts; "general": all. Budget ${SUB_AGENT_LIMITS.rounds} rounds, ` +
+    `search, fetch, read; "page_operator": tabs, pages, page actions, scripts; "general": all. Budget ${SUB_AGENT_LIMITS.rounds} rounds, ` +
     `${SUB_AGENT_LIMITS.ms / 60_000} min. Returns {answer, tools_used} (partial: true past it)`,
   input: v.strictObject({
     prompt: v.pipe(v.string('must be a string'), v.trim(), v.nonEmpty('must not be empty'), v.maxLength(50_000, 'must be at most 50000 characters')),

@@ -33,6 +33,9 @@ const FACTS = {
   screenshot: { risk: 'read_site', subAgents: READ_TABS, thirdPartyText: true },
   // Page code acts in the site as the user; sandbox code (riskOf) computes with no way out.
   execute_script: { risk: 'act_on_site', subAgents: OPERATE },
+  // Clicks and keys in the site as the user (issue 18, beyond the contract); what it reports back
+  // (text that appeared, a dialog's message) is the site's words.
+  page_action: { risk: 'act_on_site', subAgents: OPERATE, thirdPartyText: true },
   opfs_write: { risk: 'write_local', subAgents: GENERAL },
   opfs_read: { risk: 'read_local', subAgents: GENERAL },
   opfs_list: { risk: 'read_local', subAgents: GENERAL },

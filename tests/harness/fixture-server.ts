@@ -138,6 +138,13 @@ export class FixtureServer {
   url = '';
   /** Every request this server was sent, with the Host it named (the test sites share the server). */
   readonly requests: { host: string; path: string }[] = [];
+  /** Bodies a test made at run time (a bundle it built), by path. */
+  private readonly served = new Map<string, { type: string; body: string | Buffer }>();
+
+  /** Serves `body` at `path` from now on (before the files in tests/fixtures). */
+  serve(path: string, type: string, body: string | Buffer): void {
+    this.served.set(path, { type, body });
+  }
 
   async start(): Promise<string> {
     this.server = http.createServer((req, res) => void this.handle(req, res));
@@ -156,6 +163,8 @@ export class FixtureServer {
     const url = new URL(req.url ?? '/', 'http://x');
     const route = ROUTES[url.pathname];
     if (route) return route(req, res);
+    const made = this.served.get(url.pathname);
+    if (made) return void res.writeHead(200, { 'content-type': made.type }).end(made.body);
     // The generated bad-input pages (tests/harness/bad-pages.ts); the frameset's frames are files.
     const bad = /^\/bad-input\/([\w-]+)\.html$/.exec(url.pathname)?.[1];
     if (bad && BAD_PAGES[bad]) return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(BAD_PAGES[bad]());

@@ -37,7 +37,7 @@ describe('ToolRegistry.modelTools()', () => {
   it('lists the built-in tools in order, each with a description', () => {
     expect(tools.map((t) => t.name)).toEqual([
       'web_fetch', 'web_search',
-      'list_tabs', 'open_tab', 'close_tab', 'activate_tab', 'get_tab_content', 'screenshot', 'execute_script', 'opfs_write', 'opfs_read', 'opfs_list', 'opfs_delete', 'ask_user', 'agent',
+      'list_tabs', 'open_tab', 'close_tab', 'activate_tab', 'get_tab_content', 'screenshot', 'execute_script', 'page_action', 'opfs_write', 'opfs_read', 'opfs_list', 'opfs_delete', 'ask_user', 'agent',
       'create_task', 'update_task', 'list_tasks', 'propose_skill',
     ]);
     for (const t of tools) expect(t.description!.length).toBeGreaterThan(20);

@@ -40,6 +40,7 @@ const SEARCH_DEFAULTS = {
   providerConfigs: {},
   summaryProvider: '',
   toolbarOpens: 'popup',
+  trustedInput: false,
 } as const;
 
 const valid = (): Settings => ({

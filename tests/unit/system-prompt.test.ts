@@ -19,12 +19,14 @@ import { createBuiltinRegistry } from '../../lib/tools';
  *
  * Issue 18 adds tools beyond the contract's: each raises the budget by what it costs and no more,
  * so the figure still shows what the contract's tools take. screenshot: 151 tokens (its
- * description and schema as the model sees them), rounded up to 160.
+ * description and schema as the model sees them), rounded up to 160; page_action (13 actions,
+ * 10 arguments): 335, rounded up to 340.
  */
 const ISSUE_18_SCREENSHOT = 160;
-const TOTAL_BUDGET = 2_900 + ISSUE_18_SCREENSHOT;
+const ISSUE_18_PAGE_ACTION = 340;
+const TOTAL_BUDGET = 2_900 + ISSUE_18_SCREENSHOT + ISSUE_18_PAGE_ACTION;
 const PROMPT_BUDGET = 750;
-const TOOLS_BUDGET = 2_200 + ISSUE_18_SCREENSHOT;
+const TOOLS_BUDGET = 2_200 + ISSUE_18_SCREENSHOT + ISSUE_18_PAGE_ACTION;
 
 const tools = createBuiltinRegistry().modelTools();
 const prompt = systemPrompt(new Date('2026-12-02T10:00:00Z'));
@@ -64,6 +66,7 @@ describe('the operating prompt', () => {
   it('covers what the guide must: selectors, search vs fetch vs tab, tasks, ask_user, secrets and purchases, elision and summaries', () => {
     for (const must of [
       /\{selectors\}/,
+      /act on it with page_action using the \{selectors\}/,
       /execute_script \(target "page"\)/,
       /web_search to find sources; web_fetch for a known URL/,
       /create_task.*update_task.*list_tasks/s,

@@ -155,6 +155,9 @@ describe("get_tab_content's failures", () => {
       throw error;
     },
     selection: async () => '',
+    act: async () => {
+      throw error;
+    },
   });
 
   it("gives the page's own message as it is", async () => {

@@ -23,9 +23,9 @@ import type { ToolDefinition } from '../../lib/tools/registry';
 
 /** The sets the sub-agents had when they were spelled out by name (lib/agent/sub-agents.ts). */
 const RESEARCHER = ['web_fetch', 'web_search', 'list_tabs', 'get_tab_content', 'screenshot'];
-const PAGE_OPERATOR = ['list_tabs', 'open_tab', 'close_tab', 'activate_tab', 'get_tab_content', 'screenshot', 'execute_script'];
+const PAGE_OPERATOR = ['list_tabs', 'open_tab', 'close_tab', 'activate_tab', 'get_tab_content', 'screenshot', 'execute_script', 'page_action'];
 const GENERAL = [
-  'web_fetch', 'web_search', 'list_tabs', 'open_tab', 'close_tab', 'activate_tab', 'get_tab_content', 'screenshot', 'execute_script',
+  'web_fetch', 'web_search', 'list_tabs', 'open_tab', 'close_tab', 'activate_tab', 'get_tab_content', 'screenshot', 'execute_script', 'page_action',
   'opfs_write', 'opfs_read', 'opfs_list', 'opfs_delete', 'create_task', 'update_task', 'list_tasks', 'propose_skill',
 ];
 
