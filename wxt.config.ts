@@ -82,7 +82,6 @@ export default defineConfig({
       browser === 'firefox' ? 'menus' : 'contextMenus',
     ],
     host_permissions: ['<all_urls>'],
-
     action: { default_title: '__MSG_extName__' },
     // Shortcuts the user can change: chrome://extensions/shortcuts, Firefox's add-ons page ⚙ →
     // Manage Extension Shortcuts. Open the chat (the toolbar button), and the panel beside the page

@@ -2,13 +2,15 @@
  * page_action in the built extension, driven as the model drives it (the fake Messages API asks
  * for each tool call; the popup shows the run), in Chromium and Firefox ESR.
  *
- *   npm run bench:actions [-- --browser chromium|firefox] [--rounds N]
+ *   npm run bench:actions [-- --browser chromium|firefox] [--rounds N] [--no-screenshot]
  *
  * Sections (each prints its own figures and target): add one to SECTIONS for another tool.
  * - page_action: a scripted 10-step form fill of the Preact fixture app (tests/fixtures/page-actions,
  *   bundled from npm at start). The figure per action is the time from the model's request whose
  *   reply asks for page_action to the request that carries its result: streaming the tool call, the
  *   policy, injecting and acting in the page, letting it settle, and saving the step.
+ * - screenshot (scripts/screenshot-bench.ts, also `npm run bench:screenshot`): a 1280×800 page,
+ *   visible area and cropped, tool call to result (target ≤ 400 ms).
  */
 import { existsSync } from 'node:fs';
 import { execSync } from 'node:child_process';
@@ -17,6 +19,7 @@ import { launch, type BrowserName, type ExtensionBrowser } from '../tests/harnes
 import { FakeAnthropic, lastToolResult, text, toolCall } from '../tests/harness/fake-anthropic';
 import { FixtureServer } from '../tests/harness/fixture-server';
 import { PopupPage, setPermissions, setSettings, TEST_PERMISSIONS } from '../tests/harness/popup';
+import { benchScreenshot } from './screenshot-bench';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -135,4 +138,10 @@ for (const browser of BROWSERS) {
     await ext.close();
     await Promise.all([fake.stop(), fixtures.stop()]);
   }
+}
+
+// The screenshot tool, issue 18's other half: its own browser and page (scripts/screenshot-bench.ts), printed there.
+if (!process.argv.includes('--no-screenshot')) {
+  console.log('screenshot');
+  await benchScreenshot({ calls: 15, browsers: BROWSERS });
 }
