@@ -105,17 +105,18 @@ const ACTED: Record<string, string> = {
   clear: 'cleared', select: 'used to choose', check: 'checked', uncheck: 'unchecked', press: 'given keys',
 };
 
+/** The element the request names (null when it names none, as a page scroll), or why there is none. */
+function located(request: ActionRequest): { el: Element | null; refound?: string } | ActionFailure {
+  if (!request.selector) return { el: null };
+  return find(request.selector, request.recorded);
+}
+
 export async function act(request: ActionRequest): Promise<ActionReply> {
   pending?.cleanup();
   pending = null;
-  let el: Element | null = null;
-  let refound: string | undefined;
-  if (request.selector) {
-    const found = find(request.selector, request.recorded);
-    if ('ok' in found) return found;
-    el = found.el;
-    refound = found.refound;
-  }
+  const target = located(request);
+  if ('ok' in target) return target;
+  const { el, refound } = target;
   const seen: DialogSeen[] = [];
   const wins = [window, ...(el?.ownerDocument.defaultView ? [el.ownerDocument.defaultView] : [])];
   const textRoot = textRootFor(el);
@@ -374,14 +375,9 @@ export function finish(): ActionOutcome {
 
 /** scroll: the page or an element, by a direction, or an element into view. */
 export function scroll(request: ActionRequest): ActionReply {
-  let el: Element | null = null;
-  let refound: string | undefined;
-  if (request.selector) {
-    const found = find(request.selector, request.recorded);
-    if ('ok' in found) return found;
-    el = found.el;
-    refound = found.refound;
-  }
+  const target = located(request);
+  if ('ok' in target) return target;
+  const { el, refound } = target;
   const box = !el || !request.direction ? (document.scrollingElement ?? document.documentElement) : el;
   const before = { x: box.scrollLeft, y: box.scrollTop };
   if (el && !request.direction) {

@@ -27,7 +27,7 @@ describe.each(browsers)('sub-agents in %s', (name) => {
     await popup.waitForAssistantText('The researcher says: Fresnel lenses.', 30_000);
 
     const sub = fake.requests.filter((r) => JSON.stringify(r.body.messages[0].content).includes('RESEARCH'));
-    expect(sub[0]!.body.tools.map((t: { name: string }) => t.name).sort()).toEqual(['get_tab_content', 'list_tabs', 'web_fetch', 'web_search']);
+    expect(sub[0]!.body.tools.map((t: { name: string }) => t.name).sort()).toEqual(['get_tab_content', 'list_tabs', 'screenshot', 'web_fetch', 'web_search']);
     expect(lastToolResult(sub[1]!.body)).toMatchObject({ isError: true, content: expect.stringMatching(/execute_script is not available to a researcher sub-agent/) });
     expect(lastToolResult(sub[2]!.body)).toMatchObject({ isError: false, content: { final_url: `${fixtures.url}/web/article.html` } });
     expect(lastToolResult(fake.requests.at(-1)!.body).content).toEqual({
