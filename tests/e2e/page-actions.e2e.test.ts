@@ -252,10 +252,7 @@ describe.each(browsers)('page_action in %s', (name) => {
   });
 
   it('refuses a restricted page', async () => {
-    const internal = name === 'chromium' ? 'chrome://version/' : 'about:robots';
-    const other = await session.ext.browser.newPage();
-    void other.goto(internal).catch(() => {});
-    const { id: tab } = await until(async () => (await session.tabs()).find((t) => t.url === internal && t.status === 'complete'), { timeout: 10_000, what: `a tab showing ${internal}` });
+    const { id: tab } = await session.openRestrictedTab();
     const [r] = await agentRuns([() => act(tab, 'click', { selector: 'body' })]);
     expect(r).toMatchObject({ isError: true, content: expect.stringMatching(/cannot be read or scripted/) });
   });

@@ -129,15 +129,7 @@ describe.each(browsers)('page tools in %s', (name) => {
   });
 
   it('refuses restricted pages with a clear error', async () => {
-    // Extensions may not open Firefox's about: pages themselves, so the test's hands do it.
-    const internal = name === 'chromium' ? 'chrome://version/' : 'about:robots';
-    const other = await session.ext.browser.newPage();
-    void other.goto(internal).catch(() => {});
-    // Loaded, not just listed: a tab still on its way to the page has another URL to refuse.
-    const { id: tab } = await until(async () => (await session.tabs()).find((t) => t.url === internal && t.status === 'complete'), {
-      timeout: 10_000,
-      what: `a tab showing ${internal}`,
-    });
+    const { id: tab } = await session.openRestrictedTab();
     const [read, run] = await agentRuns([
       () => ({ name: 'get_tab_content', input: { tab_id: tab } }),
       () => ({ name: 'execute_script', input: { target: 'page', tab_id: tab, code: 'return 1' } }),

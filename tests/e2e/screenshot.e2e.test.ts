@@ -11,7 +11,6 @@ import { text, toolCall } from '../harness/fake-anthropic';
 import { FakeOpenAI, text as openaiText, toolCall as openaiToolCall } from '../harness/fake-openai';
 import { setSettings } from '../harness/popup';
 import { agentSession } from '../harness/session';
-import { until } from '../harness/until';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
 
@@ -162,13 +161,7 @@ describe.each(browsers)('screenshot in %s', (name) => {
       const api = (globalThis as any).browser ?? (globalThis as any).chrome;
       await api.tabs.remove(id);
     }, closed);
-    const internal = name === 'chromium' ? 'chrome://version/' : 'about:robots';
-    const other = await session.ext.browser.newPage();
-    void other.goto(internal).catch(() => {});
-    const { id: restricted } = await until(async () => (await session.tabs()).find((t) => t.url === internal && t.status === 'complete'), {
-      timeout: 10_000,
-      what: `a tab showing ${internal}`,
-    });
+    const { id: restricted, close: closeRestricted } = await session.openRestrictedTab();
     const results = await session.agentRuns([
       () => ({ name: 'screenshot', input: { tab_id: tab, selector: '#nothing-here' } }),
       () => ({ name: 'screenshot', input: { tab_id: tab, selector: '.twin' } }),
@@ -178,7 +171,7 @@ describe.each(browsers)('screenshot in %s', (name) => {
       () => ({ name: 'screenshot', input: { tab_id: restricted } }),
       () => ({ name: 'screenshot', input: { tab_id: tab, selector: '#badge', full_page: true } }),
     ]);
-    await other.close().catch(() => {});
+    await closeRestricted();
     expect(results[0]).toMatchObject({ isError: true, content: expect.stringMatching(/No element matches the selector "#nothing-here"/) });
     expect(results[1]).toMatchObject({ isError: true, content: expect.stringMatching(/matches 2 elements/) });
     expect(results[2]).toMatchObject({ isError: true, content: expect.stringMatching(/has no size on screen/) });

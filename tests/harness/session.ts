@@ -21,6 +21,12 @@ export interface AgentSession {
   readonly popup: PopupPage;
   /** The test's own hands open a tab (not the agent's) and wait for it to load (and for `title`, when given). */
   openTab(path: string, title?: string): Promise<number>;
+  /**
+   * The test's own hands open a browser page no extension may script (chrome://version,
+   * Firefox's about:robots: extensions may not open about: pages themselves) and wait until it is
+   * loaded — a tab still on its way there has another URL to refuse. Returns its tab id and a close.
+   */
+  openRestrictedTab(): Promise<{ id: number; close(): Promise<void> }>;
   /** Every tab as the extension sees it (tabs.query), asked from the popup. */
   tabs(): Promise<TabInfo[]>;
   /** The test's own handle on the tab showing `url`, to look inside the page. */
@@ -87,6 +93,16 @@ export function agentSession(
         what: `tab ${id} to load ${url}${title ? ` and be titled "${title}"` : ''}`,
       });
       return id;
+    },
+    async openRestrictedTab() {
+      const url = name === 'chromium' ? 'chrome://version/' : 'about:robots';
+      const other = await ext!.browser.newPage();
+      void other.goto(url).catch(() => {});
+      const { id } = await until(async () => (await session.tabs()).find((t) => t.url === url && t.status === 'complete'), {
+        timeout: 10_000,
+        what: `a tab showing ${url}`,
+      });
+      return { id, close: () => other.close().catch(() => {}) };
     },
     tabs() {
       return popup!.page.evaluate(async () => {
