@@ -22,7 +22,7 @@ import { inputSchemaToValibot, SchemaProblem } from './json-schema';
 import { mcpAuthHeaders, truncationNote } from './mcp-common';
 import { prefixedToolName } from './names';
 import { skillFacts } from './facts';
-import type { McpRemoteTool, McpServers, SkillToolFactory } from './services';
+import type { McpCall, McpRemoteTool, McpServers, SkillToolFactory } from './services';
 import type { SkillRecord } from './types';
 import { errorMessage } from '../errors';
 
@@ -85,9 +85,9 @@ export class McpServerSessions implements McpServers {
     return tools;
   }
 
-  async callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+  async callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, call: McpCall): Promise<string> {
     const config = configOf(skill);
-    const result = (await this.withSession(skill, config, signal, (client, opts) =>
+    const result = (await this.withSession(skill, config, call.signal, (client, opts) =>
       client.callTool({ name: tool, arguments: args }, undefined, opts),
     )) as CallToolResult;
     return resultText(result, `the tool "${tool}" of the MCP server "${skill.name}"`, this.maxResultChars);
@@ -374,7 +374,7 @@ export function remoteToolDefinitions(skill: SkillRecord, remote: readonly McpRe
       description,
       input,
       inputSchema: inputSchema as ToolDefinition['inputSchema'],
-      run: (args: Record<string, unknown>, ctx) => mcp.callTool(skill, tool.name, args ?? {}, ctx.signal),
+      run: (args: Record<string, unknown>, ctx) => mcp.callTool(skill, tool.name, args ?? {}, { signal: ctx.signal, ctx }),
     } satisfies ToolDefinition<any>;
   });
 }

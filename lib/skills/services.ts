@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../tools/registry';
+import type { ToolContext, ToolDefinition } from '../tools/registry';
 import type { AgentProfile, SkillRecord } from './types';
 
 /**
@@ -24,10 +24,20 @@ export interface McpServers {
    * over a session that is opened on first use and kept.
    */
   listTools(skill: SkillRecord, options?: { refresh?: boolean; signal?: AbortSignal }): Promise<McpRemoteTool[]>;
-  /** tools/call on the skill's server; returns the text the model gets. */
-  callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<string>;
+  /** tools/call on the skill's server; returns what the model gets. */
+  callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, call: McpCall): Promise<string>;
   /** Ends the session of a skill that was changed or deleted. */
   forget(skillId: string): Promise<void>;
+}
+
+/**
+ * One tools/call as the run makes it: the user's Stop, and the run's context where there is one
+ * (absent in tests and benches) — what the server's requests during the call (elicitation,
+ * progress, sign-in) are put to the user through.
+ */
+export interface McpCall {
+  signal: AbortSignal;
+  ctx?: ToolContext;
 }
 
 /** One skill type's tools for a record whose config has been checked. */
