@@ -202,4 +202,23 @@ describe('wordCount', () => {
       expect(wordCount(s), JSON.stringify(s)).toBe(byRegex(s));
     }
   });
+
+  it('counts a text of 50,000 chars or more (counted by the char loop) as the expression does, bounded too', () => {
+    let seed = 11;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    let s = '';
+    while (s.length < 60_000) {
+      const r = rand();
+      s += r < 0.6 ? String.fromCharCode(32 + Math.floor(rand() * 96))
+        : r < 0.85 ? String.fromCharCode(Math.floor(rand() * 0x3000))
+          : r < 0.92 ? String.fromCharCode(0xd800 + Math.floor(rand() * 0x800))
+            : String.fromCodePoint(0x10000 + Math.floor(rand() * 0x30000));
+    }
+    const all = byRegex(s);
+    expect(all).toBeGreaterThan(1000);
+    expect(wordCount(s)).toBe(all);
+    expect(wordCount(s, 500)).toBe(501);
+    expect(wordCount('word '.repeat(10_000), 10_000)).toBe(10_000);
+    expect(wordCount('word '.repeat(10_000) + '我能')).toBe(10_001);
+  });
 });
