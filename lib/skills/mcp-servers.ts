@@ -16,10 +16,12 @@ import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validatio
 import * as v from 'valibot';
 import { formatBytes } from '../web/content-kind';
 import { ToolError, type ToolDefinition } from '../tools/registry';
+import type { ResultWithImages } from '../images';
 import { parseSkillConfig, type McpConfig } from './config';
-import { cutText, deadline, requestFailure, SKILL_MAX_REPLY_BYTES, SKILL_MAX_RESULT_CHARS, SKILL_TIMEOUT_MS } from './http-request';
+import { cutText, deadline, requestFailure, SKILL_MAX_RESULT_CHARS, SKILL_TIMEOUT_MS } from './http-request';
+import { protocolProblems, toolResultForModel, type ImageFitter } from './mcp-content';
 import { inputSchemaToValibot, SchemaProblem } from './json-schema';
-import { mcpAuthHeaders, truncationNote } from './mcp-common';
+import { mcpAuthHeaders } from './mcp-common';
 import { prefixedToolName } from './names';
 import { skillFacts } from './facts';
 import type { McpCall, McpRemoteTool, McpServers, SkillToolFactory } from './services';
@@ -29,6 +31,12 @@ import { errorMessage } from '../errors';
 const CLIENT_INFO = { name: 'pagewright', version: '0.1.0' };
 /** tools/list pages followed at most: a server handing out cursors forever must not hang a run. */
 const MAX_LIST_PAGES = 100;
+/**
+ * The largest reply read for one request, above the other skills' 4 MB: an MCP reply may carry
+ * whole images (base64, a third larger than their bytes), and one of 10 MB must reach
+ * toolResultForModel to be described there rather than end the call as an oversized reply.
+ */
+export const MCP_MAX_REPLY_BYTES = 16 * 1024 * 1024;
 /** How long forget() waits for the server to confirm the end of a session. */
 const TERMINATE_WAIT_MS = 2000;
 
@@ -37,10 +45,15 @@ export interface McpServerSessionsOptions {
   fetch?: typeof fetch;
   /** Per request (initialize, tools/list, tools/call); defaults to the contract's 30 s. */
   timeoutMs?: number;
-  /** The largest reply read for one request; defaults to SKILL_MAX_REPLY_BYTES. */
+  /** The largest reply read for one request; defaults to MCP_MAX_REPLY_BYTES. */
   maxReplyBytes?: number;
   /** The most of a tool's text the model gets; defaults to SKILL_MAX_RESULT_CHARS. */
   maxResultChars?: number;
+  /**
+   * Scales a tool's images to the model's size. The background passes fitToolImage (an
+   * OffscreenCanvas, which Node lacks); without one, images go as the server sent them.
+   */
+  fitImage?: ImageFitter;
 }
 
 interface Session {
@@ -64,15 +77,17 @@ export class McpServerSessions implements McpServers {
   private readonly maxReplyBytes: number;
   private readonly timeoutMs: number;
   private readonly maxResultChars: number;
+  private readonly fitImage: ImageFitter | undefined;
 
   /** A fetch alone is the network with the default limits. */
   constructor(optionsOrFetch: McpServerSessionsOptions | typeof fetch = {}) {
     const options = typeof optionsOrFetch === 'function' ? { fetch: optionsOrFetch } : optionsOrFetch;
     const base = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.fetch = base;
-    this.maxReplyBytes = options.maxReplyBytes ?? SKILL_MAX_REPLY_BYTES;
+    this.maxReplyBytes = options.maxReplyBytes ?? MCP_MAX_REPLY_BYTES;
     this.timeoutMs = options.timeoutMs ?? SKILL_TIMEOUT_MS;
     this.maxResultChars = options.maxResultChars ?? SKILL_MAX_RESULT_CHARS;
+    this.fitImage = options.fitImage;
   }
 
   async listTools(skill: SkillRecord, { refresh = false, signal }: { refresh?: boolean; signal?: AbortSignal } = {}): Promise<McpRemoteTool[]> {
@@ -85,12 +100,12 @@ export class McpServerSessions implements McpServers {
     return tools;
   }
 
-  async callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, call: McpCall): Promise<string> {
+  async callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, call: McpCall): Promise<string | ResultWithImages> {
     const config = configOf(skill);
     const result = (await this.withSession(skill, config, call.signal, (client, opts) =>
       client.callTool({ name: tool, arguments: args }, undefined, opts),
     )) as CallToolResult;
-    return resultText(result, `the tool "${tool}" of the MCP server "${skill.name}"`, this.maxResultChars);
+    return toolResultForModel(result, `the tool "${tool}" of the MCP server "${skill.name}"`, { maxChars: this.maxResultChars, fitImage: this.fitImage });
   }
 
   async forget(skillId: string): Promise<void> {
@@ -242,37 +257,6 @@ async function listAllTools(client: Client, opts: RequestOpts): Promise<McpRemot
   return tools;
 }
 
-/** A tool's result as the model's text: its text items joined; other items named, not shown. */
-export function resultText(result: CallToolResult | { toolResult: unknown }, what: string, maxChars = SKILL_MAX_RESULT_CHARS): string {
-  const What = what.charAt(0).toUpperCase() + what.slice(1);
-  if ('toolResult' in result) return clip(JSON.stringify(result.toolResult, null, 2) ?? '', maxChars);
-  const content = Array.isArray(result.content) ? result.content : [];
-  const texts: string[] = [];
-  const others: string[] = [];
-  for (const item of content) {
-    if (item.type === 'text') texts.push(item.text);
-    else if (item.type === 'image' || item.type === 'audio') others.push(`${item.type} (${item.mimeType})`);
-    else if (item.type === 'resource') others.push(`resource ${item.resource.uri}`);
-    else if (item.type === 'resource_link') others.push(`resource link ${item.uri}`);
-    else others.push(String((item as { type?: unknown }).type ?? 'unknown'));
-  }
-  if (result.isError) {
-    throw new ToolError(`${What} reported a failure: ${cutText(texts.join('\n'), 2000).text || '(no message)'}`);
-  }
-  let text = texts.join('\n\n');
-  if (!texts.length && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent, null, 2);
-  if (!text) {
-    return others.length ? `[${What} returned no text, only: ${others.join(', ')}. Only text is passed on.]` : `[${What} returned no content.]`;
-  }
-  const body = clip(text, maxChars);
-  return others.length ? `${body}\n\n[Also returned, not shown (only text is passed on): ${others.join(', ')}.]` : body;
-}
-
-function clip(text: string, max: number): string {
-  const cut = cutText(text, max);
-  return cut.truncated ? cut.text + truncationNote(text.length, max) : cut.text;
-}
-
 function describeFailure(e: unknown, what: string, user: AbortSignal, timedOut: boolean, timeoutMs: number): ToolError {
   if (e instanceof ToolError) return e;
   const What = what.charAt(0).toUpperCase() + what.slice(1);
@@ -295,6 +279,8 @@ function describeFailure(e: unknown, what: string, user: AbortSignal, timedOut: 
     const hint = e.code === ErrorCode.InvalidParams ? ' Check the arguments against the tool\'s description.' : '';
     return new ToolError(`${What} returned an error: ${e.message.replace(/\.$/, '')}.${hint}`);
   }
+  const problems = protocolProblems(e);
+  if (problems) return new ToolError(`${What} sent a reply that does not follow the MCP protocol (${problems}); it was not used. The server is broken: tell the user.`);
   if (e instanceof TypeError || (e instanceof Error && 'cause' in e)) return requestFailure(e, what, user, false, timeoutMs);
   if (e instanceof SyntaxError) return new ToolError(`${What} sent a reply that is not valid JSON (${e.message}). Tell the user.`);
   return new ToolError(`${What} failed: ${errorMessage(e)}`);

@@ -1,3 +1,4 @@
+import type { ResultWithImages } from '../images';
 import type { ToolContext, ToolDefinition } from '../tools/registry';
 import type { AgentProfile, SkillRecord } from './types';
 
@@ -25,7 +26,7 @@ export interface McpServers {
    */
   listTools(skill: SkillRecord, options?: { refresh?: boolean; signal?: AbortSignal }): Promise<McpRemoteTool[]>;
   /** tools/call on the skill's server; returns what the model gets. */
-  callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, call: McpCall): Promise<string>;
+  callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, call: McpCall): Promise<string | ResultWithImages>;
   /** Ends the session of a skill that was changed or deleted. */
   forget(skillId: string): Promise<void>;
 }
