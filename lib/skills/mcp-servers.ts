@@ -20,6 +20,7 @@ import type { ResultWithImages } from '../images';
 import { parseSkillConfig, type McpConfig } from './config';
 import { cutText, deadline, requestFailure, SKILL_MAX_RESULT_CHARS, SKILL_TIMEOUT_MS } from './http-request';
 import { protocolProblems, toolResultForModel, type ImageFitter } from './mcp-content';
+import { callToolAsTask, MCP_TASK_MAX_MS, taskSupportOf, whyUnusable } from './mcp-tasks';
 import { inputSchemaToValibot, SchemaProblem } from './json-schema';
 import { mcpAuthHeaders } from './mcp-common';
 import { prefixedToolName } from './names';
@@ -102,8 +103,15 @@ export class McpServerSessions implements McpServers {
 
   async callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, call: McpCall): Promise<string | ResultWithImages> {
     const config = configOf(skill);
-    const result = (await this.withSession(skill, config, call.signal, (client, opts) =>
-      client.callTool({ name: tool, arguments: args }, undefined, opts),
+    const remote = this.sessions.get(skill.id)?.tools?.find((t) => t.name === tool);
+    // "optional" tools stay plain calls: a task only adds round trips when the run waits anyway.
+    const asTask = remote?.execution?.taskSupport === 'required';
+    const result = (await this.withSession(
+      skill,
+      config,
+      call.signal,
+      (client, opts) => (asTask ? callToolAsTask(client, tool, args, opts) : client.callTool({ name: tool, arguments: args }, undefined, opts)),
+      asTask ? MCP_TASK_MAX_MS : undefined,
     )) as CallToolResult;
     return toolResultForModel(result, `the tool "${tool}" of the MCP server "${skill.name}"`, { maxChars: this.maxResultChars, fitImage: this.fitImage });
   }
@@ -132,9 +140,9 @@ export class McpServerSessions implements McpServers {
    * the session answers 404; the protocol then wants a new session, so one is opened and `op`
    * tried once more.
    */
-  private async withSession<T>(skill: SkillRecord, config: McpConfig, userSignal: AbortSignal | undefined, op: (client: Client, opts: RequestOpts) => Promise<T>): Promise<T> {
+  private async withSession<T>(skill: SkillRecord, config: McpConfig, userSignal: AbortSignal | undefined, op: (client: Client, opts: RequestOpts) => Promise<T>, totalMs = this.timeoutMs): Promise<T> {
     const user = userSignal ?? new AbortController().signal;
-    const limit = deadline(user, this.timeoutMs);
+    const limit = deadline(user, totalMs);
     const attempt = async (session: Session) => {
       const capped = new AbortController();
       session.inflight.add(capped);
@@ -160,7 +168,7 @@ export class McpServerSessions implements McpServers {
         return await attempt(this.open(skill.id, config, limit.signal));
       }
     } catch (e) {
-      throw describeFailure(e, `the MCP server "${skill.name}" (${displayUrl(config.url)})`, user, limit.timedOut(), this.timeoutMs);
+      throw describeFailure(e, `the MCP server "${skill.name}" (${displayUrl(config.url)})`, user, limit.timedOut(), totalMs);
     } finally {
       limit.done();
     }
@@ -247,7 +255,15 @@ async function listAllTools(client: Client, opts: RequestOpts): Promise<McpRemot
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
     const result = await client.listTools(cursor === undefined ? undefined : { cursor }, opts);
     for (const t of result.tools) {
-      tools.push({ name: t.name, ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema as Record<string, unknown> });
+      const taskSupport = taskSupportOf(t);
+      const unusable = whyUnusable(t, client);
+      tools.push({
+        name: t.name,
+        ...(t.description ? { description: t.description } : {}),
+        inputSchema: t.inputSchema as Record<string, unknown>,
+        ...(taskSupport ? { execution: { taskSupport } } : {}),
+        ...(unusable ? { unusable } : {}),
+      });
     }
     cursor = result.nextCursor;
     // A server repeating a cursor would page forever.
@@ -326,14 +342,15 @@ function cappedFetch(base: typeof fetch, maxBytes: number, onCap: (e: ReplyTooLa
 // ---------------------------------------------------------------------------------------------
 
 /** One tool per tool of the skill's server (tools/list, cached by the sessions). */
-export const mcpServerSkillTools: SkillToolFactory<McpConfig> = async (skill, _config, services) => {
+export const mcpServerSkillTools: SkillToolFactory<McpConfig> = async (skill, _config, services, leftOut) => {
   const remote = await services.mcp.listTools(skill);
+  for (const tool of remote) if (tool.unusable) leftOut?.(`its tool "${tool.name}" was left out: ${tool.unusable}.`);
   return remoteToolDefinitions(skill, remote, services.mcp);
 };
 
 export function remoteToolDefinitions(skill: SkillRecord, remote: readonly McpRemoteTool[], mcp: McpServers): ToolDefinition<any>[] {
   const taken = new Set<string>();
-  return remote.map((tool) => {
+  return remote.filter((tool) => !tool.unusable).map((tool) => {
     let name = prefixedToolName(skill.name, tool.name);
     // Two remote names can clean to one ("a.b", "a_b"): later ones get a number.
     for (let n = 2; taken.has(name); n++) name = prefixedToolName(skill.name, `${tool.name}_${n}`);

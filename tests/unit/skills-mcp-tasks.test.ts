@@ -1,0 +1,95 @@
+/**
+ * Task-only tools (execution.taskSupport "required", issue 19) against the MCP project's own
+ * reference server, whose simulate-research-query runs four one-second stages as a task.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultSettings } from '../../lib/settings';
+import { parseSkillConfig } from '../../lib/skills/config';
+import { mcpSkillTools } from '../../lib/skills/mcp-call';
+import { McpServerSessions } from '../../lib/skills/mcp-servers';
+import type { SkillRecord } from '../../lib/skills/types';
+import { detachedEnv } from '../../lib/tools/env';
+import { ToolRegistry, type ToolContext } from '../../lib/tools/registry';
+import { TaskBoard } from '../../lib/tools/task-board';
+import { startEverythingServer, type EverythingServer } from '../harness/everything-server';
+import { startMcpServer } from '../harness/mcp-servers';
+
+let everything: EverythingServer;
+beforeAll(async () => void (everything = await startEverythingServer()), 30_000);
+afterAll(() => everything.close());
+
+function skill(name: string, url: string): SkillRecord {
+  return { id: `id-${name}`, name, description: '', skill_type: 'mcp', config_json: JSON.stringify({ transport: 'streamable_http', url }), is_active: true, created_at: 0, updated_at: 0 };
+}
+
+function context(signal = new AbortController().signal): ToolContext {
+  return { conversationId: 'c', signal, tasks: new TaskBoard(), env: { ...detachedEnv(defaultSettings()), fetch: globalThis.fetch } };
+}
+
+/** Sessions whose requests' JSON-RPC methods are recorded. */
+function recordingSessions() {
+  const methods: string[] = [];
+  const sessions = new McpServerSessions({
+    fetch: async (input, init) => {
+      if (typeof init?.body === 'string') methods.push(String((JSON.parse(init.body) as { method?: string }).method));
+      return globalThis.fetch(input, init);
+    },
+  });
+  return { sessions, methods };
+}
+
+async function toolsOf(record: SkillRecord, sessions: McpServerSessions) {
+  const parsed = parseSkillConfig('mcp', record.config_json);
+  if (!parsed.ok) throw new Error(parsed.errors.join(' '));
+  const leftOut: string[] = [];
+  const tools = await mcpSkillTools(record, parsed.config, { profiles: async () => [], mcp: sessions }, (m) => leftOut.push(m));
+  return { registry: new ToolRegistry(tools), leftOut };
+}
+
+describe('MCP tasks', () => {
+  it('a task-only tool runs as a task: created, polled, its result fetched', async () => {
+    const { sessions, methods } = recordingSessions();
+    try {
+      const { registry, leftOut } = await toolsOf(skill('ev', everything.url), sessions);
+      expect(leftOut).toEqual([]);
+      expect(registry.names()).toContain('ev__simulate-research-query');
+      const outcome = await registry.call('ev__simulate-research-query', { topic: 'otters' }, context());
+      expect(outcome).toMatchObject({ isError: false, content: expect.stringMatching(/^# Research Report: otters/) });
+      expect(methods.filter((m) => m.startsWith('tasks/'))).toEqual(expect.arrayContaining(['tasks/get', 'tasks/result']));
+      expect(methods).not.toContain('tasks/cancel');
+    } finally {
+      await sessions.closeAll();
+    }
+  }, 30_000);
+
+  it('the user\'s Stop ends the call at once and cancels the task on the server', async () => {
+    const { sessions, methods } = recordingSessions();
+    try {
+      const { registry } = await toolsOf(skill('ev', everything.url), sessions);
+      const stop = new AbortController();
+      setTimeout(() => stop.abort(), 1500);
+      const started = Date.now();
+      expect(await registry.call('ev__simulate-research-query', { topic: 'otters' }, context(stop.signal))).toEqual({ isError: true, content: 'Stopped by the user before this tool finished.' });
+      expect(Date.now() - started).toBeLessThan(2500);
+      await expect.poll(() => methods.includes('tasks/cancel'), { timeout: 3000 }).toBe(true);
+    } finally {
+      await sessions.closeAll();
+    }
+  }, 30_000);
+
+  it('a server that declares no tasks: its task-only tool is left out with the reason, the others stay', async () => {
+    const plain = await startMcpServer({
+      extraTools: [{ tool: { name: 'research', description: 'Task only.', inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } }, run: () => ({ content: [] }) }],
+    });
+    const sessions = new McpServerSessions({ fetch: globalThis.fetch });
+    try {
+      const { registry, leftOut } = await toolsOf(skill('pl', plain.url), sessions);
+      expect(registry.names()).not.toContain('pl__research');
+      expect(registry.names()).toContain('pl__add');
+      expect(leftOut).toEqual(['its tool "research" was left out: it runs only as an MCP task, and the server does not declare support for tasks.']);
+    } finally {
+      await sessions.closeAll();
+      await plain.close();
+    }
+  });
+});
