@@ -20,7 +20,7 @@ import type { ResultWithImages } from '../images';
 import { parseSkillConfig, type McpConfig } from './config';
 import { cutText, deadline, requestFailure, SKILL_MAX_RESULT_CHARS, SKILL_TIMEOUT_MS } from './http-request';
 import { protocolProblems, toolResultForModel, type ImageFitter } from './mcp-content';
-import { callToolAsTask, MCP_TASK_MAX_MS, taskSupportOf, whyUnusable } from './mcp-tasks';
+import { callToolAsTask, MCP_TASK_MAX_MS, progressHooks, taskSupportOf, whyUnusable } from './mcp-tasks';
 import { inputSchemaToValibot, SchemaProblem } from './json-schema';
 import { mcpAuthHeaders } from './mcp-common';
 import { prefixedToolName } from './names';
@@ -106,11 +106,15 @@ export class McpServerSessions implements McpServers {
     const remote = this.sessions.get(skill.id)?.tools?.find((t) => t.name === tool);
     // "optional" tools stay plain calls: a task only adds round trips when the run waits anyway.
     const asTask = remote?.execution?.taskSupport === 'required';
+    const progress = progressHooks(call.ctx?.progress);
     const result = (await this.withSession(
       skill,
       config,
       call.signal,
-      (client, opts) => (asTask ? callToolAsTask(client, tool, args, opts) : client.callTool({ name: tool, arguments: args }, undefined, opts)),
+      (client, opts) => {
+        const withProgress = progress.onprogress ? { ...opts, onprogress: progress.onprogress } : opts;
+        return asTask ? callToolAsTask(client, tool, args, withProgress, progress.task) : client.callTool({ name: tool, arguments: args }, undefined, withProgress);
+      },
       asTask ? MCP_TASK_MAX_MS : undefined,
     )) as CallToolResult;
     return toolResultForModel(result, `the tool "${tool}" of the MCP server "${skill.name}"`, { maxChars: this.maxResultChars, fitImage: this.fitImage });

@@ -7,6 +7,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolProgress } from '../contracts/run-events';
 
 /**
  * How long a task may run in all, beyond the per-request timeout each of its requests has: tasks
@@ -92,4 +93,16 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
+}
+
+/**
+ * The SDK's request options that carry a call's progress to the user: progress notifications
+ * (onprogress) for any call, and a task's status messages as the progress message.
+ */
+export function progressHooks(report: ((update: ToolProgress) => void) | undefined): { onprogress?: RequestOptions['onprogress']; task?: TaskReport } {
+  if (!report) return {};
+  return {
+    onprogress: (p) => report({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message !== undefined ? { message: p.message } : {}) }),
+    task: { status: (message) => report({ message }) },
+  };
 }

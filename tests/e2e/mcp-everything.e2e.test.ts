@@ -2,7 +2,8 @@
  * The built extension against the MCP project's own reference server (server-everything, run by
  * the harness on 127.0.0.1), issue 19: Refresh on the Skills page lists its tools; in one
  * conversation a text tool, an image tool whose image reaches the model as an image block, a
- * resource tool whose URIs and names reach the model, and the task-only tool run as a task. Then
+ * resource tool whose URIs and names reach the model, and the task-only tool run as a task (its
+ * status shown in the tool card as it runs). Then
  * a server that breaks the protocol: a clear tool error, and the run goes on.
  */
 import { PNG } from 'pngjs';
@@ -53,12 +54,17 @@ describe.each(browsers)('server-everything in %s', (name) => {
     }
 
     const start = fake.requests.length;
-    await session.agentRuns([
+    const runs = session.agentRuns([
       () => ({ name: 'ev__echo', input: { message: 'hello from the test' } }),
       () => ({ name: 'ev__get-tiny-image', input: {} }),
       () => ({ name: 'ev__get-resource-links', input: { count: 2 } }),
       () => ({ name: 'ev__simulate-research-query', input: { topic: 'otters' } }),
     ]);
+    // While the task runs, its card shows the task's latest status message.
+    const progress = '[data-tool="ev__simulate-research-query"][data-status="running"] [data-progress]';
+    await popup.waitFor(progress, 20_000);
+    expect(await popup.text(progress)).toMatch(/^(Gathering sources|Analyzing content|Synthesizing findings|Generating report)\.\.\.$/);
+    await runs;
     const [, echo, image, links, research] = fake.requests.slice(start).map((r) => r.body);
     expect(fake.requests[start]!.body.tools.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['ev__echo', 'ev__get-tiny-image', 'ev__simulate-research-query']));
 

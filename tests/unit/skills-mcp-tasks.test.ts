@@ -22,8 +22,8 @@ function skill(name: string, url: string): SkillRecord {
   return { id: `id-${name}`, name, description: '', skill_type: 'mcp', config_json: JSON.stringify({ transport: 'streamable_http', url }), is_active: true, created_at: 0, updated_at: 0 };
 }
 
-function context(signal = new AbortController().signal): ToolContext {
-  return { conversationId: 'c', signal, tasks: new TaskBoard(), env: { ...detachedEnv(defaultSettings()), fetch: globalThis.fetch } };
+function context(signal = new AbortController().signal, progress?: ToolContext['progress']): ToolContext {
+  return { conversationId: 'c', signal, tasks: new TaskBoard(), env: { ...detachedEnv(defaultSettings()), fetch: globalThis.fetch }, ...(progress ? { progress } : {}) };
 }
 
 /** Sessions whose requests' JSON-RPC methods are recorded. */
@@ -53,8 +53,11 @@ describe('MCP tasks', () => {
       const { registry, leftOut } = await toolsOf(skill('ev', everything.url), sessions);
       expect(leftOut).toEqual([]);
       expect(registry.names()).toContain('ev__simulate-research-query');
-      const outcome = await registry.call('ev__simulate-research-query', { topic: 'otters' }, context());
+      const statuses: string[] = [];
+      const outcome = await registry.call('ev__simulate-research-query', { topic: 'otters' }, context(undefined, (p) => void statuses.push(p.message ?? '')));
       expect(outcome).toMatchObject({ isError: false, content: expect.stringMatching(/^# Research Report: otters/) });
+      // The task's status messages are its progress.
+      expect(statuses).toEqual(expect.arrayContaining(['Gathering sources...', 'Analyzing content...', 'Generating report...']));
       expect(methods.filter((m) => m.startsWith('tasks/'))).toEqual(expect.arrayContaining(['tasks/get', 'tasks/result']));
       expect(methods).not.toContain('tasks/cancel');
     } finally {
@@ -72,6 +75,19 @@ describe('MCP tasks', () => {
       expect(await registry.call('ev__simulate-research-query', { topic: 'otters' }, context(stop.signal))).toEqual({ isError: true, content: 'Stopped by the user before this tool finished.' });
       expect(Date.now() - started).toBeLessThan(2500);
       await expect.poll(() => methods.includes('tasks/cancel'), { timeout: 3000 }).toBe(true);
+    } finally {
+      await sessions.closeAll();
+    }
+  }, 30_000);
+
+  it('progress notifications of a plain call reach the run\'s progress reporter', async () => {
+    const sessions = new McpServerSessions({ fetch: globalThis.fetch });
+    try {
+      const { registry } = await toolsOf(skill('ev', everything.url), sessions);
+      const updates: unknown[] = [];
+      const outcome = await registry.call('ev__trigger-long-running-operation', { duration: 1, steps: 4 }, context(undefined, (p) => void updates.push(p)));
+      expect(outcome).toMatchObject({ isError: false, content: expect.stringMatching(/Long running operation completed/) });
+      expect(updates).toEqual([1, 2, 3, 4].map((progress) => ({ progress, total: 4 })));
     } finally {
       await sessions.closeAll();
     }
