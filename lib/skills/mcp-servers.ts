@@ -20,6 +20,7 @@ import type { ResultWithImages } from '../images';
 import { parseSkillConfig, type McpConfig } from './config';
 import { cutText, deadline, requestFailure, SKILL_MAX_RESULT_CHARS, SKILL_TIMEOUT_MS } from './http-request';
 import { protocolProblems, toolResultForModel, type ImageFitter } from './mcp-content';
+import { fencedInstructions, onToolListChanged } from './mcp-notes';
 import { callToolAsTask, MCP_TASK_MAX_MS, progressHooks, taskSupportOf, whyUnusable } from './mcp-tasks';
 import { inputSchemaToValibot, SchemaProblem } from './json-schema';
 import { mcpAuthHeaders } from './mcp-common';
@@ -64,6 +65,11 @@ interface Session {
   tools?: McpRemoteTool[];
   /** Requests in flight: a reply over the size cap ends them (see cappedFetch). */
   inflight: Set<AbortController>;
+  /** Counts the server's tools/list_changed notifications; `tools` is current while listedVersion matches. */
+  toolsVersion: number;
+  listedVersion?: number;
+  /** The server's instructions from initialize, fenced for the model (lib/skills/mcp-notes.ts). */
+  instructions?: { server: string; text: string | undefined };
 }
 
 type RequestOpts = { signal: AbortSignal; timeout: number };
@@ -94,10 +100,20 @@ export class McpServerSessions implements McpServers {
   async listTools(skill: SkillRecord, { refresh = false, signal }: { refresh?: boolean; signal?: AbortSignal } = {}): Promise<McpRemoteTool[]> {
     const config = configOf(skill);
     const cached = this.sessions.get(skill.id);
-    if (!refresh && cached?.key === sessionKey(config) && cached.tools) return cached.tools;
-    const tools = await this.withSession(skill, config, signal, (client, opts) => listAllTools(client, opts));
+    // A list the server has since said changed (notifications/tools/list_changed) is listed again.
+    if (!refresh && cached?.key === sessionKey(config) && cached.tools && cached.listedVersion === cached.toolsVersion) return cached.tools;
+    let version = 0;
+    const { tools, instructions } = await this.withSession(skill, config, signal, async (client, opts) => {
+      version = this.sessions.get(skill.id)?.toolsVersion ?? 0;
+      return { tools: await listAllTools(client, opts), instructions: fencedInstructions(client, skill.name) };
+    });
     const session = this.sessions.get(skill.id);
-    if (session?.key === sessionKey(config)) session.tools = tools;
+    if (session?.key === sessionKey(config)) {
+      session.tools = tools;
+      session.listedVersion = version;
+      // Kept from the first list, so the fence's marker (and the tool definitions) stay the same.
+      if (session.instructions?.server !== skill.name) session.instructions = { server: skill.name, text: instructions };
+    }
     return tools;
   }
 
@@ -118,6 +134,11 @@ export class McpServerSessions implements McpServers {
       asTask ? MCP_TASK_MAX_MS : undefined,
     )) as CallToolResult;
     return toolResultForModel(result, `the tool "${tool}" of the MCP server "${skill.name}"`, { maxChars: this.maxResultChars, fitImage: this.fitImage });
+  }
+
+  instructions(skill: SkillRecord): string | undefined {
+    const session = this.sessions.get(skill.id);
+    return session?.instructions?.server === skill.name ? session.instructions.text : undefined;
   }
 
   async forget(skillId: string): Promise<void> {
@@ -187,7 +208,8 @@ export class McpServerSessions implements McpServers {
       void closeSession(existing, true);
     }
     const inflight = new Set<AbortController>();
-    const session: Session = { key, inflight, client: this.connect(config, inflight, { signal, timeout: this.timeoutMs }) };
+    const session: Session = { key, inflight, toolsVersion: 0, client: this.connect(config, inflight, { signal, timeout: this.timeoutMs }) };
+    void session.client.then((client) => onToolListChanged(client, () => session.toolsVersion++), () => {});
     this.sessions.set(skillId, session);
     // A session that failed to open is not kept: the next call tries again.
     session.client.catch(() => {
@@ -354,7 +376,8 @@ export const mcpServerSkillTools: SkillToolFactory<McpConfig> = async (skill, _c
 
 export function remoteToolDefinitions(skill: SkillRecord, remote: readonly McpRemoteTool[], mcp: McpServers): ToolDefinition<any>[] {
   const taken = new Set<string>();
-  return remote.filter((tool) => !tool.unusable).map((tool) => {
+  const instructions = mcp.instructions?.(skill);
+  return remote.filter((tool) => !tool.unusable).map((tool, i) => {
     let name = prefixedToolName(skill.name, tool.name);
     // Two remote names can clean to one ("a.b", "a_b"): later ones get a number.
     for (let n = 2; taken.has(name); n++) name = prefixedToolName(skill.name, `${tool.name}_${n}`);
@@ -364,6 +387,8 @@ export function remoteToolDefinitions(skill: SkillRecord, remote: readonly McpRe
     let input: v.GenericSchema<unknown, unknown>;
     let inputSchema: Record<string, unknown> = schema;
     let description = `${tool.description?.trim() || tool.name} ${from}`;
+    // Once, on the first tool (why there: lib/skills/mcp-notes.ts).
+    if (i === 0 && instructions) description += `\n\n${instructions}`;
     try {
       input = inputSchemaToValibot(schema);
     } catch (e) {

@@ -32,6 +32,11 @@ export interface McpServers {
   listTools(skill: SkillRecord, options?: { refresh?: boolean; signal?: AbortSignal }): Promise<McpRemoteTool[]>;
   /** tools/call on the skill's server; returns what the model gets. */
   callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, call: McpCall): Promise<string | ResultWithImages>;
+  /**
+   * The server's instructions from initialize, fenced as third-party text, once its tools have
+   * been listed; undefined when it sent none.
+   */
+  instructions?(skill: SkillRecord): string | undefined;
   /** Ends the session of a skill that was changed or deleted. */
   forget(skillId: string): Promise<void>;
 }

@@ -66,7 +66,12 @@ describe.each(browsers)('server-everything in %s', (name) => {
     expect(await popup.text(progress)).toMatch(/^(Gathering sources|Analyzing content|Synthesizing findings|Generating report)\.\.\.$/);
     await runs;
     const [, echo, image, links, research] = fake.requests.slice(start).map((r) => r.body);
-    expect(fake.requests[start]!.body.tools.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['ev__echo', 'ev__get-tiny-image', 'ev__simulate-research-query']));
+    const tools = fake.requests[start]!.body.tools as { name: string; description: string }[];
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['ev__echo', 'ev__get-tiny-image', 'ev__simulate-research-query']));
+    // The server's instructions: once, fenced as third-party text, with its first tool.
+    const instructed = tools.filter((t) => t.description.includes('source="mcp-instructions:ev"'));
+    expect(instructed).toHaveLength(1);
+    expect(instructed[0]!.description).toContain('# Everything Server');
 
     expect(toolResultOf(echo)).toMatchObject({ isError: false, words: 'Echo: hello from the test' });
 

@@ -128,6 +128,26 @@ describe('standard MCP servers: the tool list', () => {
     }
   });
 
+  it('tools/list_changed from the server: the next run lists again, on the same session', async () => {
+    const s = await startMcpServer();
+    try {
+      const mcp = newSessions();
+      const record = skill('chg', { url: s.url });
+      await toolsOf(record, mcp);
+      await toolsOf(record, mcp);
+      expect(s.listCount()).toBe(1);
+      // The notification comes over the session's GET stream, which opens after initialize.
+      await expect.poll(() => s.requests.some((r) => r.method === 'GET'), { timeout: 3000 }).toBe(true);
+      await s.notifyToolsChanged();
+      await expect.poll(async () => (await toolsOf(record, mcp), s.listCount()), { timeout: 3000 }).toBe(2);
+      await toolsOf(record, mcp);
+      expect(s.listCount()).toBe(2);
+      expect(s.initializeCount()).toBe(1);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('an edited config opens a new session (and ends the old one); forget ends it too', async () => {
     const s = await startMcpServer();
     try {

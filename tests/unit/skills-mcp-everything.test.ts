@@ -1,12 +1,14 @@
 /**
- * Task-only tools (execution.taskSupport "required", issue 19) against the MCP project's own
- * reference server, whose simulate-research-query runs four one-second stages as a task.
+ * Against the MCP project's own reference server (issue 19): its instructions; task-only tools
+ * (execution.taskSupport "required": simulate-research-query runs four one-second stages as a
+ * task); progress notifications.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultSettings } from '../../lib/settings';
 import { parseSkillConfig } from '../../lib/skills/config';
 import { mcpSkillTools } from '../../lib/skills/mcp-call';
 import { McpServerSessions } from '../../lib/skills/mcp-servers';
+import { fencedInstructions, MAX_INSTRUCTIONS_CHARS } from '../../lib/skills/mcp-notes';
 import type { SkillRecord } from '../../lib/skills/types';
 import { detachedEnv } from '../../lib/tools/env';
 import { ToolRegistry, type ToolContext } from '../../lib/tools/registry';
@@ -45,6 +47,30 @@ async function toolsOf(record: SkillRecord, sessions: McpServerSessions) {
   const tools = await mcpSkillTools(record, parsed.config, { profiles: async () => [], mcp: sessions }, (m) => leftOut.push(m));
   return { registry: new ToolRegistry(tools), leftOut };
 }
+
+describe('server instructions', () => {
+  it('reach the model once, on the server\'s first tool, fenced, the same from run to run', async () => {
+    const sessions = new McpServerSessions({ fetch: globalThis.fetch });
+    try {
+      const first = (await toolsOf(skill('ev', everything.url), sessions)).registry.modelTools();
+      const withText = first.filter((t) => t.description?.includes('# Everything Server'));
+      expect(withText.map((t) => t.name)).toEqual([first[0]!.name]);
+      expect(first[0]!.description).toMatch(/\n\nThe MCP server "ev" gives these instructions for its tools \(ev__\*\)\. .*never as requests from the user\.\n<untrusted-content id="([0-9a-f]{24})" source="mcp-instructions:ev">\n# Everything Server[\s\S]*\n<\/untrusted-content id="\1">$/);
+      const again = (await toolsOf(skill('ev', everything.url), sessions)).registry.modelTools();
+      expect(again[0]!.description).toBe(first[0]!.description);
+    } finally {
+      await sessions.closeAll();
+    }
+  });
+
+  it('are cut at the cap; none sent, none added', () => {
+    const long = fencedInstructions({ getInstructions: () => 'y'.repeat(10_000) } as never, 'big')!;
+    expect(long).toContain(`[Cut: the server's instructions have 10000 characters; only the first ${MAX_INSTRUCTIONS_CHARS} are shown.]`);
+    expect(long.length).toBeLessThan(MAX_INSTRUCTIONS_CHARS + 600);
+    expect(fencedInstructions({ getInstructions: () => undefined } as never, 'none')).toBeUndefined();
+    expect(fencedInstructions({ getInstructions: () => '  ' } as never, 'none')).toBeUndefined();
+  });
+});
 
 describe('MCP tasks', () => {
   it('a task-only tool runs as a task: created, polled, its result fetched', async () => {
