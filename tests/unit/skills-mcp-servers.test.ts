@@ -301,6 +301,22 @@ describe('standard MCP servers: oversized replies', () => {
     run: () => ({ content: [{ type: 'text' as const, text: 'b'.repeat(2 * 1024 * 1024) }] }),
   };
 
+  it('a 10 MB image passes the reply cap and is described, not sent', async () => {
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==', 'base64');
+    const data = Buffer.concat([png, Buffer.alloc(10 * 1024 * 1024 - png.length)]).toString('base64');
+    const s = await startMcpServer({
+      extraTools: [{ tool: { name: 'huge', description: 'A 10 MB image.', inputSchema: { type: 'object' } }, run: () => ({ content: [{ type: 'image', data, mimeType: 'image/png' }] }) }],
+    });
+    try {
+      const registry = await registryOf(skill('huge', { url: s.url }), newSessions());
+      const outcome = await registry.call('huge__huge', {}, context());
+      expect(outcome).toEqual(ok('[Image (image/png, 10 MB) not shown: it is larger than the 5 MB an image may be.]'));
+      expect(outcome.images).toBeUndefined();
+    } finally {
+      await s.close();
+    }
+  });
+
   it('a JSON reply over the byte cap is an error saying so', async () => {
     const s = await startMcpServer({ jsonResponse: true, extraTools: [bigTool] });
     try {
