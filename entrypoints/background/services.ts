@@ -6,6 +6,7 @@ import { ConversationStore } from '../../lib/agent/conversation-store';
 import { RunManager } from '../../lib/agent/run-manager';
 import type { BrowserAdapters } from '../../lib/browser';
 import { browserSkillStore } from '../../lib/skills/browser-store';
+import { fitToolImage } from '../../lib/browser/screenshot';
 import { McpServerSessions } from '../../lib/skills/mcp-servers';
 import { storeProposals } from '../../lib/skills/proposals';
 import { createSkillRuntime, type SkillRuntime } from '../../lib/skills/runtime';
@@ -30,7 +31,7 @@ export function startServices(adapters: BrowserAdapters): BackgroundServices {
   // fetch is bound: called detached from globalThis it throws "Illegal invocation".
   const fetch = globalThis.fetch.bind(globalThis);
   const skillStore = browserSkillStore();
-  const skills = createSkillRuntime(skillStore, new McpServerSessions(fetch));
+  const skills = createSkillRuntime(skillStore, new McpServerSessions({ fetch, fitImage: fitToolImage }));
   // A log that cannot open (storage full) must not stop the agent: its entries are then lost.
   const activity = ActivityLog.open().catch(() => undefined);
   const runLog = RunLogStore.open().catch(() => undefined);

@@ -6,6 +6,8 @@ import { isPromptTooLong, reportedTokens, type ContextManager } from './context'
 import type { ModelClient, ModelRequest } from './model';
 import { toApiMessages } from './messages';
 import type { ContentBlock, DraftBlock, RunError, StoredMessage, ToolCallStatus, TokenUsage } from '../contracts/conversation';
+import type { ToolProgress } from '../contracts/run-events';
+import { throttledProgress } from './tool-progress';
 
 export const MAX_MODEL_ATTEMPTS = 6;
 export const DEFAULT_STREAM_IDLE_MS = 60_000;
@@ -26,6 +28,8 @@ export interface LoopHooks {
   /** Persist a finished message; the loop waits for it before the next step starts. */
   commit(message: StoredMessage): Promise<void>;
   toolStatus(id: string, status: ToolCallStatus): void;
+  /** A running call's progress (already throttled); absent where no UI shows it (sub-agents). */
+  toolProgress?(id: string, progress: ToolProgress): void;
   usage(round: TokenUsage): void;
   round(n: number): void;
   retrying(info: { at: number; attempt: number; maxAttempts: number; reason: string } | undefined): void;
@@ -376,6 +380,9 @@ async function runTools(
       calls.map(async (call, i) => {
         hooks.toolStatus(call.id!, 'running');
         const input = inputs[i]!;
+        const toolProgress = hooks.toolProgress;
+        const reporter = toolProgress ? throttledProgress((p) => toolProgress(call.id!, p)) : undefined;
+        const callCtx: ToolContext = { ...ctx, toolUseId: call.id!, ...(reporter ? { progress: (p: ToolProgress) => reporter.report(p) } : {}) };
         const outcome: ToolOutcome = repeated[i]
           ? {
               content:
@@ -384,8 +391,9 @@ async function runTools(
               isError: true,
             }
           : input.ok
-          ? await Promise.race([opts.registry.call(call.name!, input.value, { ...ctx, toolUseId: call.id! }), abort])
+          ? await Promise.race([opts.registry.call(call.name!, input.value, callCtx), abort])
           : { content: input.error, isError: true };
+        reporter?.close();
         hooks.toolStatus(call.id!, outcome.isError ? 'error' : 'done');
         return outcome;
       }),

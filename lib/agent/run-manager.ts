@@ -409,6 +409,7 @@ export class RunManager {
         active.toolStatus[toolId] = status;
         this.emit(id, { type: 'tool_status', id: toolId, status });
       },
+      toolProgress: (toolId, progress) => this.emit(id, { type: 'tool_progress', id: toolId, progress }),
       usage: (u) => account(u, settings.model),
       round: (n) => {
         state.round = n;

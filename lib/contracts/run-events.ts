@@ -17,6 +17,13 @@ export interface ConversationSnapshot {
   subAgents: Record<string, SubAgentView>;
 }
 
+/** How far a running tool has got, as its server or handler says (shown in its card). */
+export interface ToolProgress {
+  progress?: number;
+  total?: number;
+  message?: string;
+}
+
 /** What the background pushes to every UI attached to a conversation. */
 export type RunEvent =
   | { type: 'snapshot'; snapshot: ConversationSnapshot }
@@ -27,6 +34,8 @@ export type RunEvent =
   | { type: 'message'; message: StoredMessage }
   | { type: 'messages_replaced'; messages: StoredMessage[] }
   | { type: 'tool_status'; id: string; status: ToolCallStatus }
+  /** The latest progress of a running tool call (throttled: lib/agent/tool-progress.ts). */
+  | { type: 'tool_progress'; id: string; progress: ToolProgress }
   | { type: 'run'; run: RunState }
   | { type: 'tasks'; tasks: Task[] }
   | { type: 'title'; title: string }

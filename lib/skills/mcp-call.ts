@@ -46,8 +46,8 @@ export const mcpCallSkillTools: SkillToolFactory<McpConfig> = createMcpCallSkill
  * Every mcp skill's tools, by the transport its config names: "call" (the contract's /call,
  * here) or "streamable_http" (a standard MCP server, mcp-servers.ts).
  */
-export const mcpSkillTools: SkillToolFactory<McpConfig> = (skill, config, services) =>
-  config.transport === 'streamable_http' ? mcpServerSkillTools(skill, config, services) : mcpCallSkillTools(skill, config, services);
+export const mcpSkillTools: SkillToolFactory<McpConfig> = (skill, config, services, leftOut) =>
+  config.transport === 'streamable_http' ? mcpServerSkillTools(skill, config, services, leftOut) : mcpCallSkillTools(skill, config, services);
 
 function mcpCallTool(skill: SkillRecord, config: McpConfig, options: SkillRequestOptions): ToolDefinition<any> {
   return {

@@ -16,10 +16,14 @@ import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validatio
 import * as v from 'valibot';
 import { formatBytes } from '../web/content-kind';
 import { ToolError, type ToolDefinition } from '../tools/registry';
+import type { ResultWithImages } from '../images';
 import { parseSkillConfig, type McpConfig } from './config';
-import { cutText, deadline, requestFailure, SKILL_MAX_REPLY_BYTES, SKILL_MAX_RESULT_CHARS, SKILL_TIMEOUT_MS } from './http-request';
+import { cutText, deadline, requestFailure, SKILL_MAX_RESULT_CHARS, SKILL_TIMEOUT_MS } from './http-request';
+import { protocolProblems, toolResultForModel, type ImageFitter } from './mcp-content';
+import { fencedInstructions, onToolListChanged } from './mcp-notes';
+import { callToolAsTask, MCP_TASK_MAX_MS, progressHooks, taskSupportOf, whyUnusable } from './mcp-tasks';
 import { inputSchemaToValibot, SchemaProblem } from './json-schema';
-import { mcpAuthHeaders, truncationNote } from './mcp-common';
+import { mcpAuthHeaders } from './mcp-common';
 import { prefixedToolName } from './names';
 import { skillFacts } from './facts';
 import type { McpCall, McpRemoteTool, McpServers, SkillToolFactory } from './services';
@@ -29,6 +33,12 @@ import { errorMessage } from '../errors';
 const CLIENT_INFO = { name: 'pagewright', version: '0.1.0' };
 /** tools/list pages followed at most: a server handing out cursors forever must not hang a run. */
 const MAX_LIST_PAGES = 100;
+/**
+ * The largest reply read for one request, above the other skills' 4 MB: an MCP reply may carry
+ * whole images (base64, a third larger than their bytes), and one of 10 MB must reach
+ * toolResultForModel to be described there rather than end the call as an oversized reply.
+ */
+export const MCP_MAX_REPLY_BYTES = 16 * 1024 * 1024;
 /** How long forget() waits for the server to confirm the end of a session. */
 const TERMINATE_WAIT_MS = 2000;
 
@@ -37,10 +47,15 @@ export interface McpServerSessionsOptions {
   fetch?: typeof fetch;
   /** Per request (initialize, tools/list, tools/call); defaults to the contract's 30 s. */
   timeoutMs?: number;
-  /** The largest reply read for one request; defaults to SKILL_MAX_REPLY_BYTES. */
+  /** The largest reply read for one request; defaults to MCP_MAX_REPLY_BYTES. */
   maxReplyBytes?: number;
   /** The most of a tool's text the model gets; defaults to SKILL_MAX_RESULT_CHARS. */
   maxResultChars?: number;
+  /**
+   * Scales a tool's images to the model's size. The background passes fitToolImage (an
+   * OffscreenCanvas, which Node lacks); without one, images go as the server sent them.
+   */
+  fitImage?: ImageFitter;
 }
 
 interface Session {
@@ -50,6 +65,11 @@ interface Session {
   tools?: McpRemoteTool[];
   /** Requests in flight: a reply over the size cap ends them (see cappedFetch). */
   inflight: Set<AbortController>;
+  /** Counts the server's tools/list_changed notifications; `tools` is current while listedVersion matches. */
+  toolsVersion: number;
+  listedVersion?: number;
+  /** The server's instructions from initialize, fenced for the model (lib/skills/mcp-notes.ts). */
+  instructions?: { server: string; text: string | undefined };
 }
 
 type RequestOpts = { signal: AbortSignal; timeout: number };
@@ -64,33 +84,61 @@ export class McpServerSessions implements McpServers {
   private readonly maxReplyBytes: number;
   private readonly timeoutMs: number;
   private readonly maxResultChars: number;
+  private readonly fitImage: ImageFitter | undefined;
 
   /** A fetch alone is the network with the default limits. */
   constructor(optionsOrFetch: McpServerSessionsOptions | typeof fetch = {}) {
     const options = typeof optionsOrFetch === 'function' ? { fetch: optionsOrFetch } : optionsOrFetch;
     const base = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.fetch = base;
-    this.maxReplyBytes = options.maxReplyBytes ?? SKILL_MAX_REPLY_BYTES;
+    this.maxReplyBytes = options.maxReplyBytes ?? MCP_MAX_REPLY_BYTES;
     this.timeoutMs = options.timeoutMs ?? SKILL_TIMEOUT_MS;
     this.maxResultChars = options.maxResultChars ?? SKILL_MAX_RESULT_CHARS;
+    this.fitImage = options.fitImage;
   }
 
   async listTools(skill: SkillRecord, { refresh = false, signal }: { refresh?: boolean; signal?: AbortSignal } = {}): Promise<McpRemoteTool[]> {
     const config = configOf(skill);
     const cached = this.sessions.get(skill.id);
-    if (!refresh && cached?.key === sessionKey(config) && cached.tools) return cached.tools;
-    const tools = await this.withSession(skill, config, signal, (client, opts) => listAllTools(client, opts));
+    // A list the server has since said changed (notifications/tools/list_changed) is listed again.
+    if (!refresh && cached?.key === sessionKey(config) && cached.tools && cached.listedVersion === cached.toolsVersion) return cached.tools;
+    let version = 0;
+    const { tools, instructions } = await this.withSession(skill, config, signal, async (client, opts) => {
+      version = this.sessions.get(skill.id)?.toolsVersion ?? 0;
+      return { tools: await listAllTools(client, opts), instructions: fencedInstructions(client, skill.name) };
+    });
     const session = this.sessions.get(skill.id);
-    if (session?.key === sessionKey(config)) session.tools = tools;
+    if (session?.key === sessionKey(config)) {
+      session.tools = tools;
+      session.listedVersion = version;
+      // Kept from the first list, so the fence's marker (and the tool definitions) stay the same.
+      if (session.instructions?.server !== skill.name) session.instructions = { server: skill.name, text: instructions };
+    }
     return tools;
   }
 
-  async callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, call: McpCall): Promise<string> {
+  async callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, call: McpCall): Promise<string | ResultWithImages> {
     const config = configOf(skill);
-    const result = (await this.withSession(skill, config, call.signal, (client, opts) =>
-      client.callTool({ name: tool, arguments: args }, undefined, opts),
+    const remote = this.sessions.get(skill.id)?.tools?.find((t) => t.name === tool);
+    // "optional" tools stay plain calls: a task only adds round trips when the run waits anyway.
+    const asTask = remote?.execution?.taskSupport === 'required';
+    const progress = progressHooks(call.ctx?.progress);
+    const result = (await this.withSession(
+      skill,
+      config,
+      call.signal,
+      (client, opts) => {
+        const withProgress = progress.onprogress ? { ...opts, onprogress: progress.onprogress } : opts;
+        return asTask ? callToolAsTask(client, tool, args, withProgress, progress.task) : client.callTool({ name: tool, arguments: args }, undefined, withProgress);
+      },
+      asTask ? MCP_TASK_MAX_MS : undefined,
     )) as CallToolResult;
-    return resultText(result, `the tool "${tool}" of the MCP server "${skill.name}"`, this.maxResultChars);
+    return toolResultForModel(result, `the tool "${tool}" of the MCP server "${skill.name}"`, { maxChars: this.maxResultChars, fitImage: this.fitImage });
+  }
+
+  instructions(skill: SkillRecord): string | undefined {
+    const session = this.sessions.get(skill.id);
+    return session?.instructions?.server === skill.name ? session.instructions.text : undefined;
   }
 
   async forget(skillId: string): Promise<void> {
@@ -117,9 +165,9 @@ export class McpServerSessions implements McpServers {
    * the session answers 404; the protocol then wants a new session, so one is opened and `op`
    * tried once more.
    */
-  private async withSession<T>(skill: SkillRecord, config: McpConfig, userSignal: AbortSignal | undefined, op: (client: Client, opts: RequestOpts) => Promise<T>): Promise<T> {
+  private async withSession<T>(skill: SkillRecord, config: McpConfig, userSignal: AbortSignal | undefined, op: (client: Client, opts: RequestOpts) => Promise<T>, totalMs = this.timeoutMs): Promise<T> {
     const user = userSignal ?? new AbortController().signal;
-    const limit = deadline(user, this.timeoutMs);
+    const limit = deadline(user, totalMs);
     const attempt = async (session: Session) => {
       const capped = new AbortController();
       session.inflight.add(capped);
@@ -145,7 +193,7 @@ export class McpServerSessions implements McpServers {
         return await attempt(this.open(skill.id, config, limit.signal));
       }
     } catch (e) {
-      throw describeFailure(e, `the MCP server "${skill.name}" (${displayUrl(config.url)})`, user, limit.timedOut(), this.timeoutMs);
+      throw describeFailure(e, `the MCP server "${skill.name}" (${displayUrl(config.url)})`, user, limit.timedOut(), totalMs);
     } finally {
       limit.done();
     }
@@ -160,7 +208,8 @@ export class McpServerSessions implements McpServers {
       void closeSession(existing, true);
     }
     const inflight = new Set<AbortController>();
-    const session: Session = { key, inflight, client: this.connect(config, inflight, { signal, timeout: this.timeoutMs }) };
+    const session: Session = { key, inflight, toolsVersion: 0, client: this.connect(config, inflight, { signal, timeout: this.timeoutMs }) };
+    void session.client.then((client) => onToolListChanged(client, () => session.toolsVersion++), () => {});
     this.sessions.set(skillId, session);
     // A session that failed to open is not kept: the next call tries again.
     session.client.catch(() => {
@@ -232,7 +281,15 @@ async function listAllTools(client: Client, opts: RequestOpts): Promise<McpRemot
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
     const result = await client.listTools(cursor === undefined ? undefined : { cursor }, opts);
     for (const t of result.tools) {
-      tools.push({ name: t.name, ...(t.description ? { description: t.description } : {}), inputSchema: t.inputSchema as Record<string, unknown> });
+      const taskSupport = taskSupportOf(t);
+      const unusable = whyUnusable(t, client);
+      tools.push({
+        name: t.name,
+        ...(t.description ? { description: t.description } : {}),
+        inputSchema: t.inputSchema as Record<string, unknown>,
+        ...(taskSupport ? { execution: { taskSupport } } : {}),
+        ...(unusable ? { unusable } : {}),
+      });
     }
     cursor = result.nextCursor;
     // A server repeating a cursor would page forever.
@@ -240,37 +297,6 @@ async function listAllTools(client: Client, opts: RequestOpts): Promise<McpRemot
     seen.add(cursor);
   }
   return tools;
-}
-
-/** A tool's result as the model's text: its text items joined; other items named, not shown. */
-export function resultText(result: CallToolResult | { toolResult: unknown }, what: string, maxChars = SKILL_MAX_RESULT_CHARS): string {
-  const What = what.charAt(0).toUpperCase() + what.slice(1);
-  if ('toolResult' in result) return clip(JSON.stringify(result.toolResult, null, 2) ?? '', maxChars);
-  const content = Array.isArray(result.content) ? result.content : [];
-  const texts: string[] = [];
-  const others: string[] = [];
-  for (const item of content) {
-    if (item.type === 'text') texts.push(item.text);
-    else if (item.type === 'image' || item.type === 'audio') others.push(`${item.type} (${item.mimeType})`);
-    else if (item.type === 'resource') others.push(`resource ${item.resource.uri}`);
-    else if (item.type === 'resource_link') others.push(`resource link ${item.uri}`);
-    else others.push(String((item as { type?: unknown }).type ?? 'unknown'));
-  }
-  if (result.isError) {
-    throw new ToolError(`${What} reported a failure: ${cutText(texts.join('\n'), 2000).text || '(no message)'}`);
-  }
-  let text = texts.join('\n\n');
-  if (!texts.length && result.structuredContent !== undefined) text = JSON.stringify(result.structuredContent, null, 2);
-  if (!text) {
-    return others.length ? `[${What} returned no text, only: ${others.join(', ')}. Only text is passed on.]` : `[${What} returned no content.]`;
-  }
-  const body = clip(text, maxChars);
-  return others.length ? `${body}\n\n[Also returned, not shown (only text is passed on): ${others.join(', ')}.]` : body;
-}
-
-function clip(text: string, max: number): string {
-  const cut = cutText(text, max);
-  return cut.truncated ? cut.text + truncationNote(text.length, max) : cut.text;
 }
 
 function describeFailure(e: unknown, what: string, user: AbortSignal, timedOut: boolean, timeoutMs: number): ToolError {
@@ -295,6 +321,8 @@ function describeFailure(e: unknown, what: string, user: AbortSignal, timedOut: 
     const hint = e.code === ErrorCode.InvalidParams ? ' Check the arguments against the tool\'s description.' : '';
     return new ToolError(`${What} returned an error: ${e.message.replace(/\.$/, '')}.${hint}`);
   }
+  const problems = protocolProblems(e);
+  if (problems) return new ToolError(`${What} sent a reply that does not follow the MCP protocol (${problems}); it was not used. The server is broken: tell the user.`);
   if (e instanceof TypeError || (e instanceof Error && 'cause' in e)) return requestFailure(e, what, user, false, timeoutMs);
   if (e instanceof SyntaxError) return new ToolError(`${What} sent a reply that is not valid JSON (${e.message}). Tell the user.`);
   return new ToolError(`${What} failed: ${errorMessage(e)}`);
@@ -340,14 +368,16 @@ function cappedFetch(base: typeof fetch, maxBytes: number, onCap: (e: ReplyTooLa
 // ---------------------------------------------------------------------------------------------
 
 /** One tool per tool of the skill's server (tools/list, cached by the sessions). */
-export const mcpServerSkillTools: SkillToolFactory<McpConfig> = async (skill, _config, services) => {
+export const mcpServerSkillTools: SkillToolFactory<McpConfig> = async (skill, _config, services, leftOut) => {
   const remote = await services.mcp.listTools(skill);
+  for (const tool of remote) if (tool.unusable) leftOut?.(`its tool "${tool.name}" was left out: ${tool.unusable}.`);
   return remoteToolDefinitions(skill, remote, services.mcp);
 };
 
 export function remoteToolDefinitions(skill: SkillRecord, remote: readonly McpRemoteTool[], mcp: McpServers): ToolDefinition<any>[] {
   const taken = new Set<string>();
-  return remote.map((tool) => {
+  const instructions = mcp.instructions?.(skill);
+  return remote.filter((tool) => !tool.unusable).map((tool, i) => {
     let name = prefixedToolName(skill.name, tool.name);
     // Two remote names can clean to one ("a.b", "a_b"): later ones get a number.
     for (let n = 2; taken.has(name); n++) name = prefixedToolName(skill.name, `${tool.name}_${n}`);
@@ -357,6 +387,8 @@ export function remoteToolDefinitions(skill: SkillRecord, remote: readonly McpRe
     let input: v.GenericSchema<unknown, unknown>;
     let inputSchema: Record<string, unknown> = schema;
     let description = `${tool.description?.trim() || tool.name} ${from}`;
+    // Once, on the first tool (why there: lib/skills/mcp-notes.ts).
+    if (i === 0 && instructions) description += `\n\n${instructions}`;
     try {
       input = inputSchemaToValibot(schema);
     } catch (e) {

@@ -1,3 +1,5 @@
+import type { ResultWithImages } from '../images';
+import type { TaskSupport } from './mcp-tasks';
 import type { ToolContext, ToolDefinition } from '../tools/registry';
 import type { AgentProfile, SkillRecord } from './types';
 
@@ -16,6 +18,10 @@ export interface McpRemoteTool {
   name: string;
   description?: string;
   inputSchema: Record<string, unknown>;
+  /** How the server lets it run: "required" tools run as MCP tasks (lib/skills/mcp-tasks.ts). */
+  execution?: { taskSupport?: TaskSupport };
+  /** Why it is not offered to the model (it could only fail), when it is not. */
+  unusable?: string;
 }
 
 export interface McpServers {
@@ -25,7 +31,12 @@ export interface McpServers {
    */
   listTools(skill: SkillRecord, options?: { refresh?: boolean; signal?: AbortSignal }): Promise<McpRemoteTool[]>;
   /** tools/call on the skill's server; returns what the model gets. */
-  callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, call: McpCall): Promise<string>;
+  callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, call: McpCall): Promise<string | ResultWithImages>;
+  /**
+   * The server's instructions from initialize, fenced as third-party text, once its tools have
+   * been listed; undefined when it sent none.
+   */
+  instructions?(skill: SkillRecord): string | undefined;
   /** Ends the session of a skill that was changed or deleted. */
   forget(skillId: string): Promise<void>;
 }
@@ -40,5 +51,8 @@ export interface McpCall {
   ctx?: ToolContext;
 }
 
-/** One skill type's tools for a record whose config has been checked. */
-export type SkillToolFactory<C> = (skill: SkillRecord, config: C, services: SkillServices) => Promise<ToolDefinition<any>[]> | ToolDefinition<any>[];
+/**
+ * One skill type's tools for a record whose config has been checked. `leftOut` reports a tool of
+ * the skill that is not offered (and why), for the run's "skills unavailable" notice.
+ */
+export type SkillToolFactory<C> = (skill: SkillRecord, config: C, services: SkillServices, leftOut?: (message: string) => void) => Promise<ToolDefinition<any>[]> | ToolDefinition<any>[];

@@ -80,7 +80,8 @@ export async function buildSkillTools(records: readonly SkillRecord[], services:
         return [];
       }
       try {
-        return (await factory(skill, config.config, services)).map((def) => withDestination(def, skill.skill_type, config.config));
+        const leftOut = (message: string) => problems.push({ skill: skill.name, message });
+        return (await factory(skill, config.config, services, leftOut)).map((def) => withDestination(def, skill.skill_type, config.config));
       } catch (e) {
         problems.push({ skill: skill.name, message: errorMessage(e) });
         return [];

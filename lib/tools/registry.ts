@@ -6,6 +6,7 @@ import type { SubAgentType } from '../contracts/sub-agents';
 import { availableTo, highestRisk, type RiskClass, type RiskScope, type ToolFacts, type ToolGate } from '../contracts/tools';
 import { errorMessage, isModelFacing, ModelFacingError } from '../errors';
 import { ResultWithImages, type ToolImage } from '../images';
+import type { ToolProgress } from '../contracts/run-events';
 import type { ToolEnv } from './env';
 import type { TaskBoard } from './task-board';
 
@@ -21,6 +22,11 @@ export interface ToolContext {
   gate?: ToolGate;
   /** The sub-agent making the call (its type or profile name), for the approval card. */
   subAgent?: string;
+  /**
+   * Tells the user how far the call has got (its card shows the latest); set by the agent loop
+   * for each call, throttled there. Absent where no one watches (sub-agents, tests).
+   */
+  progress?: (update: ToolProgress) => void;
 }
 
 type AnySchema = v.GenericSchema<unknown, unknown>;

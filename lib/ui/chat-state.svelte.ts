@@ -1,7 +1,7 @@
 import { foldSubAgentEvent, type SubAgentView } from '../contracts/sub-agents';
 import type { ContextView, ConversationTotals, DraftBlock, RunState, StoredMessage, Task, ToolCallStatus } from '../contracts/conversation';
 import type { PendingQuestion } from '../contracts/questions';
-import type { RunEvent } from '../contracts/run-events';
+import type { RunEvent, ToolProgress } from '../contracts/run-events';
 import type { Notice } from '../contracts/notices';
 
 /** The attached conversation as the UI sees it, rebuilt from the background's events. */
@@ -11,6 +11,8 @@ export class ChatState {
   messages = $state.raw<StoredMessage[]>([]);
   draft = $state<DraftBlock[] | null>(null);
   toolStatus = $state<Record<string, ToolCallStatus>>({});
+  /** The latest progress of running tool calls (not in the snapshot: the next update brings it). */
+  toolProgress = $state<Record<string, ToolProgress>>({});
   run = $state<RunState | null>(null);
   tasks = $state.raw<Task[]>([]);
   /** ask_user questions waiting for this user, oldest first. */
@@ -35,6 +37,7 @@ export class ChatState {
     this.messages = [];
     this.draft = null;
     this.toolStatus = {};
+    this.toolProgress = {};
     this.run = null;
     this.tasks = [];
     this.questions = [];
@@ -92,6 +95,10 @@ export class ChatState {
         break;
       case 'tool_status':
         this.toolStatus[ev.id] = ev.status;
+        if (ev.status !== 'running') delete this.toolProgress[ev.id];
+        break;
+      case 'tool_progress':
+        this.toolProgress[ev.id] = ev.progress;
         break;
       case 'run':
         this.run = ev.run;

@@ -212,17 +212,21 @@ export interface McpTestServer extends TestServer {
   initializeCount(): number;
   /** How many tools/list requests arrived (pages count one each). */
   listCount(): number;
+  /** Sends notifications/tools/list_changed to every open session. */
+  notifyToolsChanged(): Promise<void>;
 }
 
 export async function startMcpServer(options: McpServerOptions = {}): Promise<McpTestServer> {
   const tools = [...MCP_TEST_TOOLS, ...(options.extraTools ?? [])];
   const byName = new Map(tools.map((t) => [t.tool.name, t]));
   const transports = new Map<string, StreamableHTTPServerTransport>();
+  const servers = new Set<Server>();
   let initializes = 0;
   let lists = 0;
 
   const newSession = async () => {
-    const server = new Server({ name: 'pagewright-test-mcp', version: '1.0.0' }, { capabilities: { tools: {} } });
+    const server = new Server({ name: 'pagewright-test-mcp', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+    servers.add(server);
     server.setRequestHandler(ListToolsRequestSchema, (request) => {
       lists++;
       const size = options.pageSize ?? tools.length;
@@ -243,6 +247,7 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Mc
     });
     transport.onclose = () => {
       if (transport.sessionId) transports.delete(transport.sessionId);
+      servers.delete(server);
     };
     await server.connect(transport);
     return transport;
@@ -273,6 +278,9 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Mc
     sessionIds: () => [...transports.keys()],
     initializeCount: () => initializes,
     listCount: () => lists,
+    async notifyToolsChanged() {
+      await Promise.all([...servers].map((s) => s.sendToolListChanged().catch(() => {})));
+    },
     async expireSessions() {
       const all = [...transports.values()];
       transports.clear();

@@ -29,6 +29,7 @@ const { detachedEnv } = await import('../../lib/tools/env');
 const { ToolRegistry } = await import('../../lib/tools/registry');
 const { TaskBoard } = await import('../../lib/tools/task-board');
 const { MCP_TEST_TOOLS, startMcpServer } = await import('../harness/mcp-servers');
+const { startBrokenMcpServer } = await import('../harness/broken-mcp-server');
 
 let server: McpTestServer;
 const opened: InstanceType<typeof McpServerSessions>[] = [];
@@ -127,6 +128,26 @@ describe('standard MCP servers: the tool list', () => {
     }
   });
 
+  it('tools/list_changed from the server: the next run lists again, on the same session', async () => {
+    const s = await startMcpServer();
+    try {
+      const mcp = newSessions();
+      const record = skill('chg', { url: s.url });
+      await toolsOf(record, mcp);
+      await toolsOf(record, mcp);
+      expect(s.listCount()).toBe(1);
+      // The notification comes over the session's GET stream, which opens after initialize.
+      await expect.poll(() => s.requests.some((r) => r.method === 'GET'), { timeout: 3000 }).toBe(true);
+      await s.notifyToolsChanged();
+      await expect.poll(async () => (await toolsOf(record, mcp), s.listCount()), { timeout: 3000 }).toBe(2);
+      await toolsOf(record, mcp);
+      expect(s.listCount()).toBe(2);
+      expect(s.initializeCount()).toBe(1);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('an edited config opens a new session (and ends the old one); forget ends it too', async () => {
     const s = await startMcpServer();
     try {
@@ -184,10 +205,29 @@ describe('standard MCP servers: calling tools', () => {
     expect(await registry.call('f__fail', {}, context())).toEqual(err(/^The tool "fail" of the MCP server "f" reported a failure: The fail tool failed on purpose\.$/));
   });
 
-  it('joins text items and names the others', async () => {
+  it('joins text items and describes, in its place, an image that cannot be shown', async () => {
     const registry = await registryOf(skill('m', { url: server.url }), newSessions());
-    expect(await registry.call('m__mixed', {}, context())).toEqual(ok('first part\n\nsecond part\n\n[Also returned, not shown (only text is passed on): image (image/png).]'));
-    expect(await registry.call('m__picture', {}, context())).toEqual(ok('[The tool "picture" of the MCP server "m" returned no text, only: image (image/png). Only text is passed on.]'));
+    // The harness's image is the PNG signature alone: no header to read a size from.
+    const damaged = '[Image (image/png, 8 bytes) not shown: its size cannot be read from its header (a damaged image).]';
+    expect(await registry.call('m__mixed', {}, context())).toEqual(ok(`first part\n\n${damaged}\n\nsecond part`));
+    expect(await registry.call('m__picture', {}, context())).toEqual(ok(damaged));
+  });
+
+  it('images reach the tool result as image blocks, through the injected fitter', async () => {
+    const tiny = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==';
+    const s = await startMcpServer({
+      extraTools: [{ tool: { name: 'snap', description: 'An image.', inputSchema: { type: 'object' } }, run: () => ({ content: [{ type: 'text', text: 'look' }, { type: 'image', data: tiny, mimeType: 'image/png' }] }) }],
+    });
+    try {
+      const fitted: number[] = [];
+      const registry = await registryOf(skill('img', { url: s.url }), newSessions({ fitImage: async (i) => (fitted.push(i.width), i) }));
+      const outcome = await registry.call('img__snap', {}, context());
+      expect(outcome).toMatchObject({ isError: false, content: expect.stringMatching(/^look\n\n\[Image \(image\/png, 67 bytes, 1×1 px\) is attached after this text as image 1\.\]$/) });
+      expect(outcome.images).toEqual([{ mediaType: 'image/png', data: tiny, width: 1, height: 1 }]);
+      expect(fitted).toEqual([1]);
+    } finally {
+      await s.close();
+    }
   });
 
   it('structured results are checked against outputSchema without eval', async () => {
@@ -261,6 +301,22 @@ describe('standard MCP servers: oversized replies', () => {
     run: () => ({ content: [{ type: 'text' as const, text: 'b'.repeat(2 * 1024 * 1024) }] }),
   };
 
+  it('a 10 MB image passes the reply cap and is described, not sent', async () => {
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==', 'base64');
+    const data = Buffer.concat([png, Buffer.alloc(10 * 1024 * 1024 - png.length)]).toString('base64');
+    const s = await startMcpServer({
+      extraTools: [{ tool: { name: 'huge', description: 'A 10 MB image.', inputSchema: { type: 'object' } }, run: () => ({ content: [{ type: 'image', data, mimeType: 'image/png' }] }) }],
+    });
+    try {
+      const registry = await registryOf(skill('huge', { url: s.url }), newSessions());
+      const outcome = await registry.call('huge__huge', {}, context());
+      expect(outcome).toEqual(ok('[Image (image/png, 10 MB) not shown: it is larger than the 5 MB an image may be.]'));
+      expect(outcome.images).toBeUndefined();
+    } finally {
+      await s.close();
+    }
+  });
+
   it('a JSON reply over the byte cap is an error saying so', async () => {
     const s = await startMcpServer({ jsonResponse: true, extraTools: [bigTool] });
     try {
@@ -333,5 +389,27 @@ describe('without eval', () => {
     const others = evalAttempts.filter((stack) => !/zod\/v4\/core\/util\.js/.test(stack) && !/[\\/]ajv[\\/]/.test(stack));
     expect(others).toEqual([]);
     expect(evalAttempts.filter((stack) => /zod\/v4\/core\/util\.js/.test(stack)).length).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('standard MCP servers: replies that break the protocol', () => {
+  it('each is a clear error within the timeout, and the session goes on', async () => {
+    const broken = await startBrokenMcpServer();
+    try {
+      const registry = await registryOf(skill('bad', { url: broken.url }), newSessions({ timeoutMs: 3000 }));
+      const started = Date.now();
+      const outcomes = Object.fromEntries(await Promise.all(['cut_json', 'not_jsonrpc', 'wrong_shape', 'bad_base64'].map(async (t) => [t, await registry.call(`bad__${t}`, {}, context())] as const)));
+      const broke = (problems: string) => err(new RegExp(`^The MCP server "bad" \\(http://127\\.0\\.0\\.1:\\d+/mcp\\) sent a reply that does not follow the MCP protocol \\(${problems}\\); it was not used\\. The server is broken: tell the user\\.$`));
+      expect(outcomes).toEqual({
+        cut_json: err(/^The MCP server "bad" .* sent a reply that is not valid JSON \(Unterminated string in JSON/),
+        not_jsonrpc: broke('the message: Invalid input'),
+        wrong_shape: broke('content: Invalid input: expected array, received string'),
+        bad_base64: broke('content\\[0\\]\\.data: Invalid Base64 string'),
+      });
+      expect(Date.now() - started).toBeLessThan(2500);
+      expect(await registry.call('bad__fine', {}, context())).toEqual(ok('still here'));
+    } finally {
+      await broken.close();
+    }
   });
 });
