@@ -13,6 +13,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import * as v from 'valibot';
 import { formatBytes } from '../web/content-kind';
 import { ToolError, type ToolDefinition } from '../tools/registry';
@@ -20,6 +22,7 @@ import { parseSkillConfig, type McpConfig } from './config';
 import { cutText, deadline, requestFailure, SKILL_MAX_REPLY_BYTES, SKILL_MAX_RESULT_CHARS, SKILL_TIMEOUT_MS } from './http-request';
 import { inputSchemaToValibot, SchemaProblem } from './json-schema';
 import { mcpAuthHeaders, truncationNote } from './mcp-common';
+import { McpSignIns, SignInNeeded, signInFailure, type McpOAuthProvider, type McpSignInsOptions } from './mcp-oauth';
 import { prefixedToolName } from './names';
 import { skillFacts } from './facts';
 import type { McpCall, McpRemoteTool, McpServers, SkillToolFactory } from './services';
@@ -41,6 +44,10 @@ export interface McpServerSessionsOptions {
   maxReplyBytes?: number;
   /** The most of a tool's text the model gets; defaults to SKILL_MAX_RESULT_CHARS. */
   maxResultChars?: number;
+  /** OAuth sign-in (oauth2 skills without a static token); absent, such a skill cannot sign in. */
+  oauth?: Omit<McpSignInsOptions, 'fetch'>;
+  /** Called with each new Client before it connects (the conformance driver's request handlers). */
+  onClient?: (client: Client) => void;
 }
 
 interface Session {
@@ -64,6 +71,9 @@ export class McpServerSessions implements McpServers {
   private readonly maxReplyBytes: number;
   private readonly timeoutMs: number;
   private readonly maxResultChars: number;
+  /** The OAuth sign-ins, when this background can open a sign-in window. */
+  readonly signIns: McpSignIns | undefined;
+  private readonly onClient: ((client: Client) => void) | undefined;
 
   /** A fetch alone is the network with the default limits. */
   constructor(optionsOrFetch: McpServerSessionsOptions | typeof fetch = {}) {
@@ -73,6 +83,8 @@ export class McpServerSessions implements McpServers {
     this.maxReplyBytes = options.maxReplyBytes ?? SKILL_MAX_REPLY_BYTES;
     this.timeoutMs = options.timeoutMs ?? SKILL_TIMEOUT_MS;
     this.maxResultChars = options.maxResultChars ?? SKILL_MAX_RESULT_CHARS;
+    this.signIns = options.oauth ? new McpSignIns({ ...options.oauth, fetch: base }) : undefined;
+    this.onClient = options.onClient;
   }
 
   async listTools(skill: SkillRecord, { refresh = false, signal }: { refresh?: boolean; signal?: AbortSignal } = {}): Promise<McpRemoteTool[]> {
@@ -87,8 +99,12 @@ export class McpServerSessions implements McpServers {
 
   async callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, call: McpCall): Promise<string> {
     const config = configOf(skill);
-    const result = (await this.withSession(skill, config, call.signal, (client, opts) =>
-      client.callTool({ name: tool, arguments: args }, undefined, opts),
+    const result = (await this.withSession(
+      skill,
+      config,
+      call.signal,
+      (client, opts) => client.callTool({ name: tool, arguments: args }, undefined, opts),
+      call,
     )) as CallToolResult;
     return resultText(result, `the tool "${tool}" of the MCP server "${skill.name}"`, this.maxResultChars);
   }
@@ -113,11 +129,40 @@ export class McpServerSessions implements McpServers {
   }
 
   /**
+   * Runs `op` on the skill's session (see once). A server that wants the user signed in (OAuth)
+   * gets the sign-in — the run's card, then the browser's window — and `op` is tried once more;
+   * a declined or failed sign-in is a tool error the model can act on.
+   */
+  private async withSession<T>(skill: SkillRecord, config: McpConfig, userSignal: AbortSignal | undefined, op: (client: Client, opts: RequestOpts) => Promise<T>, call?: McpCall): Promise<T> {
+    const provider = this.signIns?.provider(skill.id, config);
+    if (!provider) return this.once(skill, config, userSignal, op);
+    const user = userSignal ?? new AbortController().signal;
+    try {
+      return await this.once(skill, config, user, op, provider);
+    } catch (e) {
+      if (!(e instanceof SignInNeeded)) throw e;
+      const what = `the MCP server "${skill.name}" (${displayUrl(config.url)})`;
+      try {
+        const ask = call?.ctx?.env.askSignIn ? call.ctx.env.askSignIn.bind(call.ctx.env) : undefined;
+        await this.signIns!.signIn(provider, { name: skill.name, url: config.url }, ask, user);
+      } catch (failure) {
+        throw signInFailure(failure, what, !call?.ctx, user);
+      }
+    }
+    try {
+      return await this.once(skill, config, user, op, provider);
+    } catch (e) {
+      if (e instanceof SignInNeeded) throw signInFailure(e, `the MCP server "${skill.name}" (${displayUrl(config.url)})`, false, user);
+      throw e;
+    }
+  }
+
+  /**
    * Runs `op` on the skill's session, opening it when needed. A server that no longer knows
    * the session answers 404; the protocol then wants a new session, so one is opened and `op`
    * tried once more.
    */
-  private async withSession<T>(skill: SkillRecord, config: McpConfig, userSignal: AbortSignal | undefined, op: (client: Client, opts: RequestOpts) => Promise<T>): Promise<T> {
+  private async once<T>(skill: SkillRecord, config: McpConfig, userSignal: AbortSignal | undefined, op: (client: Client, opts: RequestOpts) => Promise<T>, provider?: McpOAuthProvider): Promise<T> {
     const user = userSignal ?? new AbortController().signal;
     const limit = deadline(user, this.timeoutMs);
     const attempt = async (session: Session) => {
@@ -134,7 +179,8 @@ export class McpServerSessions implements McpServers {
       }
     };
     try {
-      const session = this.open(skill.id, config, limit.signal);
+      if (provider) await this.signIns!.prepare(provider, config.url);
+      const session = this.open(skill.id, config, limit.signal, provider);
       try {
         return await attempt(session);
       } catch (e) {
@@ -142,16 +188,19 @@ export class McpServerSessions implements McpServers {
         const opened = await session.client.then(() => true, () => false);
         if (!(e instanceof StreamableHTTPError && e.code === 404 && opened)) throw e;
         await this.drop(skill.id, session);
-        return await attempt(this.open(skill.id, config, limit.signal));
+        return await attempt(this.open(skill.id, config, limit.signal, provider));
       }
     } catch (e) {
+      // The SDK's transport asked the provider for the user's sign-in (a 401 or 403 it could not
+      // answer with a refresh).
+      if (provider && (e instanceof SignInNeeded || (e instanceof UnauthorizedError && provider.pendingAuthorization))) throw new SignInNeeded(provider);
       throw describeFailure(e, `the MCP server "${skill.name}" (${displayUrl(config.url)})`, user, limit.timedOut(), this.timeoutMs);
     } finally {
       limit.done();
     }
   }
 
-  private open(skillId: string, config: McpConfig, signal: AbortSignal): Session {
+  private open(skillId: string, config: McpConfig, signal: AbortSignal, provider?: McpOAuthProvider): Session {
     const key = sessionKey(config);
     const existing = this.sessions.get(skillId);
     if (existing?.key === key) return existing;
@@ -160,7 +209,7 @@ export class McpServerSessions implements McpServers {
       void closeSession(existing, true);
     }
     const inflight = new Set<AbortController>();
-    const session: Session = { key, inflight, client: this.connect(config, inflight, { signal, timeout: this.timeoutMs }) };
+    const session: Session = { key, inflight, client: this.connect(config, inflight, { signal, timeout: this.timeoutMs }, provider) };
     this.sessions.set(skillId, session);
     // A session that failed to open is not kept: the next call tries again.
     session.client.catch(() => {
@@ -174,12 +223,13 @@ export class McpServerSessions implements McpServers {
     await closeSession(session, false);
   }
 
-  private async connect(config: McpConfig, inflight: Set<AbortController>, opts: RequestOpts): Promise<Client> {
+  private async connect(config: McpConfig, inflight: Set<AbortController>, opts: RequestOpts, provider?: McpOAuthProvider): Promise<Client> {
     // The SDK reports a broken SSE stream to onerror only, and leaves its request waiting:
     // the cap ends the session's requests itself, so the model hears why at once.
     const onCap = (e: ReplyTooLarge) => inflight.forEach((c) => c.abort(e));
     const transport = new StreamableHTTPClientTransport(new URL(config.url), {
       fetch: cappedFetch(this.fetch, this.maxReplyBytes, onCap),
+      ...(provider ? { authProvider: provider } : {}),
       requestInit: {
         headers: mcpAuthHeaders(config),
         credentials: 'omit',
@@ -190,6 +240,7 @@ export class McpServerSessions implements McpServers {
     const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
     // Errors of the background SSE stream (a server that closes it) reach requests anyway.
     client.onerror = () => {};
+    this.onClient?.(client);
     await client.connect(transport, opts);
     return client;
   }
@@ -278,6 +329,8 @@ function describeFailure(e: unknown, what: string, user: AbortSignal, timedOut: 
   const What = what.charAt(0).toUpperCase() + what.slice(1);
   if (user.aborted || timedOut || (e instanceof McpError && e.code === ErrorCode.RequestTimeout)) return requestFailure(e, what, user, true, timeoutMs);
   if (e instanceof ReplyTooLarge) return new ToolError(`${What} ${e.message}`);
+  if (e instanceof UnauthorizedError) return new ToolError(`${What} refused the sign-in (${e.message.slice(0, 200)}). Tell the user to sign out and in again on the Skills page.`);
+  if (e instanceof OAuthError) return signInFailure(e, what, false, user);
   if (e instanceof StreamableHTTPError) {
     const said = (e.message ?? '').replace(/^Streamable HTTP error: /, '').replace(/\s+/g, ' ').slice(0, 300);
     if (e.code === 401 || e.code === 403) {
