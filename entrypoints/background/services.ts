@@ -7,6 +7,7 @@ import { RunManager } from '../../lib/agent/run-manager';
 import type { BrowserAdapters } from '../../lib/browser';
 import { browserSkillStore } from '../../lib/skills/browser-store';
 import { McpServerSessions } from '../../lib/skills/mcp-servers';
+import { storageSignInStore, webAuthWindow } from '../../lib/browser/web-auth';
 import { storeProposals } from '../../lib/skills/proposals';
 import { createSkillRuntime, type SkillRuntime } from '../../lib/skills/runtime';
 import { ActivityLog } from '../../lib/policy/activity-log';
@@ -30,7 +31,8 @@ export function startServices(adapters: BrowserAdapters): BackgroundServices {
   // fetch is bound: called detached from globalThis it throws "Illegal invocation".
   const fetch = globalThis.fetch.bind(globalThis);
   const skillStore = browserSkillStore();
-  const skills = createSkillRuntime(skillStore, new McpServerSessions(fetch));
+  const mcp = new McpServerSessions({ fetch, oauth: { store: storageSignInStore(), window: webAuthWindow() } });
+  const skills = createSkillRuntime(skillStore, mcp, mcp.signIns);
   // A log that cannot open (storage full) must not stop the agent: its entries are then lost.
   const activity = ActivityLog.open().catch(() => undefined);
   const runLog = RunLogStore.open().catch(() => undefined);
