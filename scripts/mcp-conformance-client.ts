@@ -20,13 +20,9 @@
  */
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { McpServerSessions } from '../lib/skills/mcp-servers';
-import { MemorySignInStore, SignInFailed, type SignInWindow } from '../lib/skills/mcp-oauth';
+import { MemorySignInStore } from '../lib/skills/mcp-oauth';
+import { redirectFollowingWindow } from '../tests/harness/oauth-window';
 import type { SkillRecord } from '../lib/skills/types';
-
-/** The redirect URL the driver registers (nothing listens: the code is read from the Location). */
-const REDIRECT_URL = 'http://127.0.0.1:1/callback';
-/** Redirects followed inside the authorization server before giving up (a loop must not hang). */
-const MAX_HOPS = 10;
 
 /**
  * Answers an elicitation request by accepting the requested schema's defaults (what a user who
@@ -40,24 +36,6 @@ export function acceptElicitationWithDefaults(schema: { properties?: Record<stri
   }
   return { action: 'accept', content };
 }
-
-/** The sign-in window without a browser: follow the authorization URL until it redirects to us. */
-const fetchWindow: SignInWindow = {
-  redirectUrl: () => REDIRECT_URL,
-  async open(authorizationUrl, signal) {
-    let url = authorizationUrl.href;
-    for (let hop = 0; hop < MAX_HOPS; hop++) {
-      if (url.startsWith(REDIRECT_URL)) return url;
-      const r = await fetch(url, { redirect: 'manual', signal });
-      const location = r.headers.get('location');
-      if (r.status < 300 || r.status >= 400 || !location) {
-        throw new SignInFailed(`The authorization page answered HTTP ${r.status} without redirecting back: ${(await r.text()).slice(0, 200)}`);
-      }
-      url = new URL(location, url).href;
-    }
-    throw new SignInFailed('The authorization server redirected too many times.');
-  },
-};
 
 function skillFor(url: string, context: Record<string, unknown>): SkillRecord {
   const config: Record<string, unknown> = { url, transport: 'streamable_http' };
@@ -88,7 +66,7 @@ async function main(): Promise<void> {
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}') as Record<string, unknown>;
   const sessions = new McpServerSessions({
-    oauth: { store: new MemorySignInStore(), window: fetchWindow, withoutRun: async () => true },
+    oauth: { store: new MemorySignInStore(), window: redirectFollowingWindow(), withoutRun: async () => true },
     onClient: (client) => {
       client.registerCapabilities({ elicitation: { form: {} } });
       client.setRequestHandler(ElicitRequestSchema, (request) => {

@@ -375,7 +375,8 @@ export class McpSignIns {
   async signIn(provider: McpOAuthProvider, server: { name: string; url: string }, consent: SignInConsent | undefined, signal: AbortSignal): Promise<void> {
     const ask = consent ?? this.options.withoutRun;
     const origin = new URL(server.url).origin;
-    if (!ask) throw new SignInDeclined('No run is open to ask the user in.');
+    // Nobody to ask (the Skills page's Refresh, a run's tool listing): the page's Sign in is the way.
+    if (!ask) throw new SignInNeeded(provider);
     if (!(await ask({ skillId: provider.skillId, name: server.name, origin }, signal))) throw new SignInDeclined('The user did not sign in.');
     await completeSignIn(provider, server.url, this.options.window, this.options.fetch, signal);
   }

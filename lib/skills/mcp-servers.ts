@@ -329,6 +329,10 @@ function describeFailure(e: unknown, what: string, user: AbortSignal, timedOut: 
   const What = what.charAt(0).toUpperCase() + what.slice(1);
   if (user.aborted || timedOut || (e instanceof McpError && e.code === ErrorCode.RequestTimeout)) return requestFailure(e, what, user, true, timeoutMs);
   if (e instanceof ReplyTooLarge) return new ToolError(`${What} ${e.message}`);
+  if (isSchemaError(e)) {
+    const issues = e.issues.slice(0, 4).map((i) => `${i.path.join('.') || '(the reply)'}: ${i.message}`).join('; ');
+    return new ToolError(`${What} or its authorization server sent a reply that does not fit the protocol: ${issues}. Tell the user.`);
+  }
   if (e instanceof UnauthorizedError) return new ToolError(`${What} refused the sign-in (${e.message.slice(0, 200)}). Tell the user to sign out and in again on the Skills page.`);
   if (e instanceof OAuthError) return signInFailure(e, what, false, user);
   if (e instanceof StreamableHTTPError) {
@@ -351,6 +355,11 @@ function describeFailure(e: unknown, what: string, user: AbortSignal, timedOut: 
   if (e instanceof TypeError || (e instanceof Error && 'cause' in e)) return requestFailure(e, what, user, false, timeoutMs);
   if (e instanceof SyntaxError) return new ToolError(`${What} sent a reply that is not valid JSON (${e.message}). Tell the user.`);
   return new ToolError(`${What} failed: ${errorMessage(e)}`);
+}
+
+/** The SDK checks replies (OAuth metadata, tokens) with zod, whose errors are a JSON list of issues. */
+function isSchemaError(e: unknown): e is Error & { issues: { path: PropertyKey[]; message: string }[] } {
+  return e instanceof Error && e.name === 'ZodError' && Array.isArray((e as { issues?: unknown }).issues);
 }
 
 /** Waits for `promise`, or rejects when `signal` aborts first (a shared connect has one owner). */
