@@ -48,7 +48,7 @@ export function startServices(adapters: BrowserAdapters): BackgroundServices {
     const runs = new RunManager({
       store,
       registry: createBuiltinRegistry(),
-      skills: (signal) => skills.tools(signal),
+      skills: (signal, askSignIn) => skills.tools(signal, askSignIn),
       loadSettings: loadRunSettings,
       createClient: createLoggedClient({ log: runLog, loadSettings }),
       keepAlive: adapters.keepAlive,

@@ -22,7 +22,7 @@ import { parseSkillConfig, type McpConfig } from './config';
 import { cutText, deadline, requestFailure, SKILL_MAX_REPLY_BYTES, SKILL_MAX_RESULT_CHARS, SKILL_TIMEOUT_MS } from './http-request';
 import { inputSchemaToValibot, SchemaProblem } from './json-schema';
 import { mcpAuthHeaders, truncationNote } from './mcp-common';
-import { McpSignIns, SignInNeeded, signInFailure, type McpOAuthProvider, type McpSignInsOptions } from './mcp-oauth';
+import { McpSignIns, SignInNeeded, signInFailure, type McpOAuthProvider, type McpSignInsOptions, type SignInConsent } from './mcp-oauth';
 import { prefixedToolName } from './names';
 import { skillFacts } from './facts';
 import type { McpCall, McpRemoteTool, McpServers, SkillToolFactory } from './services';
@@ -87,11 +87,11 @@ export class McpServerSessions implements McpServers {
     this.onClient = options.onClient;
   }
 
-  async listTools(skill: SkillRecord, { refresh = false, signal }: { refresh?: boolean; signal?: AbortSignal } = {}): Promise<McpRemoteTool[]> {
+  async listTools(skill: SkillRecord, { refresh = false, signal, askSignIn }: { refresh?: boolean; signal?: AbortSignal; askSignIn?: SignInConsent } = {}): Promise<McpRemoteTool[]> {
     const config = configOf(skill);
     const cached = this.sessions.get(skill.id);
     if (!refresh && cached?.key === sessionKey(config) && cached.tools) return cached.tools;
-    const tools = await this.withSession(skill, config, signal, (client, opts) => listAllTools(client, opts));
+    const tools = await this.withSession(skill, config, signal, (client, opts) => listAllTools(client, opts), askSignIn);
     const session = this.sessions.get(skill.id);
     if (session?.key === sessionKey(config)) session.tools = tools;
     return tools;
@@ -104,7 +104,7 @@ export class McpServerSessions implements McpServers {
       config,
       call.signal,
       (client, opts) => client.callTool({ name: tool, arguments: args }, undefined, opts),
-      call,
+      call.ctx ? (server, signal) => call.ctx!.env.askSignIn(server, signal) : undefined,
     )) as CallToolResult;
     return resultText(result, `the tool "${tool}" of the MCP server "${skill.name}"`, this.maxResultChars);
   }
@@ -133,7 +133,7 @@ export class McpServerSessions implements McpServers {
    * gets the sign-in — the run's card, then the browser's window — and `op` is tried once more;
    * a declined or failed sign-in is a tool error the model can act on.
    */
-  private async withSession<T>(skill: SkillRecord, config: McpConfig, userSignal: AbortSignal | undefined, op: (client: Client, opts: RequestOpts) => Promise<T>, call?: McpCall): Promise<T> {
+  private async withSession<T>(skill: SkillRecord, config: McpConfig, userSignal: AbortSignal | undefined, op: (client: Client, opts: RequestOpts) => Promise<T>, askSignIn?: SignInConsent): Promise<T> {
     const provider = this.signIns?.provider(skill.id, config);
     if (!provider) return this.once(skill, config, userSignal, op);
     const user = userSignal ?? new AbortController().signal;
@@ -143,10 +143,9 @@ export class McpServerSessions implements McpServers {
       if (!(e instanceof SignInNeeded)) throw e;
       const what = `the MCP server "${skill.name}" (${displayUrl(config.url)})`;
       try {
-        const ask = call?.ctx?.env.askSignIn ? call.ctx.env.askSignIn.bind(call.ctx.env) : undefined;
-        await this.signIns!.signIn(provider, { name: skill.name, url: config.url }, ask, user);
+        await this.signIns!.signIn(provider, { name: skill.name, url: config.url }, askSignIn, user);
       } catch (failure) {
-        throw signInFailure(failure, what, !call?.ctx, user);
+        throw signInFailure(failure, what, !askSignIn, user);
       }
     }
     try {
@@ -403,7 +402,7 @@ function cappedFetch(base: typeof fetch, maxBytes: number, onCap: (e: ReplyTooLa
 
 /** One tool per tool of the skill's server (tools/list, cached by the sessions). */
 export const mcpServerSkillTools: SkillToolFactory<McpConfig> = async (skill, _config, services) => {
-  const remote = await services.mcp.listTools(skill);
+  const remote = await services.mcp.listTools(skill, services.askSignIn ? { askSignIn: services.askSignIn } : {});
   return remoteToolDefinitions(skill, remote, services.mcp);
 };
 

@@ -7,12 +7,13 @@ import type { McpServers, SkillServices } from './services';
 import type { SkillStore } from './store';
 import { buildSkillTools, type SkillTools } from './tools';
 import { parseSkillConfig, type McpConfig } from './config';
-import type { McpSignIns } from './mcp-oauth';
+import type { McpSignIns, SignInConsent } from './mcp-oauth';
 import type { SkillRecord } from './types';
 
 export interface SkillRuntime {
   /** The active skills' tools for a run starting now. */
-  tools(signal: AbortSignal): Promise<SkillTools>;
+  /** `askSignIn`: the run's sign-in card, for an MCP server that needs a sign-in to list its tools. */
+  tools(signal: AbortSignal, askSignIn?: SignInConsent): Promise<SkillTools>;
   /** Lists an MCP skill's tools again (the management page's "Refresh tools"). */
   refresh(skillId: string): Promise<{ name: string; description: string }[]>;
   /** OAuth sign-in of an MCP skill (the Skills page): its state, Sign in, Sign out. */
@@ -33,8 +34,8 @@ export function createSkillRuntime(store: SkillStore, mcp: McpServers, signIns?:
   const services: SkillServices = { profiles: () => store.profiles(), mcp };
   const builtin = new Set<string>(BUILTIN_TOOL_NAMES);
   return {
-    async tools() {
-      return buildSkillTools(await store.list(), services, builtin);
+    async tools(_signal, askSignIn) {
+      return buildSkillTools(await store.list(), askSignIn ? { ...services, askSignIn } : services, builtin);
     },
     async refresh(skillId) {
       const skill = (await store.list()).find((s) => s.id === skillId);

@@ -44,13 +44,19 @@ describe.each(browsers)('MCP OAuth sign-in in %s', (name) => {
   const signInState = (page: Page, skill: string) =>
     page.$eval(`tr[data-skill="${skill}"] [data-testid="skill-sign-in-state"]`, (el) => ({ state: el.getAttribute('data-state'), text: el.textContent?.trim() ?? '' })).catch(() => undefined);
 
-  it('signs in from the Skills page, calls with the token, refreshes it, and a revoked sign-in shows the card', async () => {
+  it('signs in and out on the Skills page; a run without a sign-in, or with a revoked one, shows the card; the token is refreshed', async () => {
     const { popup, ext } = session;
     await setSkills(popup.page, [
       { name: 'docs', skill_type: 'mcp', config: { url: server.url, transport: 'streamable_http', auth_type: 'oauth2' } },
-      { name: 'broken', skill_type: 'mcp', config: { url: broken.url, transport: 'streamable_http', auth_type: 'oauth2' } },
+      { name: 'broken', skill_type: 'mcp', config: { url: broken.url, transport: 'streamable_http', auth_type: 'oauth2' }, is_active: false },
     ]);
-    let options = await ext.open('options.html#skills', { width: 1000, height: 900 });
+    const storedRecord = (key: string) =>
+      popup.page.evaluate(async (key) => {
+        const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+        return (await api.storage.local.get(key))[key];
+      }, key);
+    const options = await ext.open('options.html#skills', { width: 1000, height: 900 });
+    let docsId: string;
     try {
       await options.waitForSelector('tr[data-skill="docs"] [data-testid="skill-sign-in"]');
       expect((await signInState(options, 'docs'))?.state).toBe('signed_out');
@@ -64,71 +70,64 @@ describe.each(browsers)('MCP OAuth sign-in in %s', (name) => {
       expect(server.log.authorizations[0]!.resource?.href).toBe(server.url);
       expect(server.log.grants).toEqual(['authorization_code']);
 
-      // A registration endpoint that fails: a clear message on the page, no hang.
-      await options.$eval('tr[data-skill="broken"] [data-testid="skill-sign-in"]', (b) => (b as HTMLButtonElement).click());
-      await options.waitForSelector('tr[data-skill="broken"] [data-testid="skill-sign-in-state"][data-failed="true"]', { timeout: 30_000 });
-      expect((await signInState(options, 'broken'))?.text).toMatch(/registration is down/);
-
       // The tokens live in storage.local under their own key, never in the skill record.
       const stored = await popup.page.evaluate(async () => {
         const api = (globalThis as any).browser ?? (globalThis as any).chrome;
         return api.storage.local.get(null);
       });
-      const docsId = (stored.skills as { id: string; name: string }[]).find((s) => s.name === 'docs')!.id;
+      docsId = (stored.skills as { id: string; name: string }[]).find((s) => s.name === 'docs')!.id;
       const record = stored[`mcpSignIn:${docsId}`];
       expect(record.tokens.access_token).toBeTruthy();
       expect(JSON.stringify(stored.skills)).not.toContain(record.tokens.access_token);
 
-      // A run: the stored token is within its refresh margin, so it is refreshed, then used.
-      const first = await runWhoami();
-      expect(first.isError).toBe(false);
-      expect(String(first.content)).toMatch(/signed in as [\w-]+ with scopes \[mcp:tools\]/);
-      expect(server.log.grants).toContain('refresh_token');
-      expect(server.log.toolCalls).toBe(1);
-
-      // The server revokes everything: the next call shows "Sign in to docs"; Sign in retries it.
-      server.revokeAll();
-      const second = await runWhoami(async () => {
-        await popup.waitFor('[data-sign-in]', 30_000);
-        expect(await popup.text('[data-sign-in] .text')).toBe('Sign in to docs');
-        await popup.page.$eval('[data-sign-in] button[data-choice="sign-in"]', (b) => (b as HTMLButtonElement).click());
-      });
-      expect(second.isError).toBe(false);
-      expect(String(second.content)).toMatch(/signed in as/);
-      expect(server.log.authorizations).toHaveLength(2);
-      expect(server.log.toolCalls).toBe(2);
-
-      // Revoked again and the user says Not now: a tool error the model can act on.
-      server.revokeAll();
-      const third = await runWhoami(async () => {
-        await popup.waitFor('[data-sign-in]', 30_000);
-        await popup.page.$eval('[data-sign-in] button[data-choice="not-now"]', (b) => (b as HTMLButtonElement).click());
-      });
-      expect(third.isError).toBe(true);
-      expect(String(third.content)).toMatch(/The user did not sign in to the MCP server "docs".*tell the user they need a sign-in/);
-      expect(server.log.toolCalls).toBe(2);
-
       // Sign out: forgotten here and revoked at the server.
-      // A fresh page reads the sign-in state anew (reload() of an extension page hangs in Firefox's BiDi).
-      await options.close();
-      options = await ext.open('options.html#skills', { width: 1000, height: 900 });
-      await options.waitForSelector('tr[data-skill="docs"] [data-testid="skill-sign-in-state"]');
-      // The declined run left the skill signed out already (its tokens were refused): sign in again first.
-      if ((await signInState(options, 'docs'))?.state !== 'signed_in') {
-        await options.$eval('tr[data-skill="docs"] [data-testid="skill-sign-in"]', (b) => (b as HTMLButtonElement).click());
-        await options.waitForSelector('tr[data-skill="docs"] [data-testid="skill-sign-in-state"][data-state="signed_in"]', { timeout: 30_000 });
-      }
       await options.$eval('tr[data-skill="docs"] [data-testid="skill-sign-out"]', (b) => (b as HTMLButtonElement).click());
       await options.waitForSelector('tr[data-skill="docs"] [data-testid="skill-sign-in-state"][data-state="signed_out"]', { timeout: 30_000 });
       expect((await signInState(options, 'docs'))?.text).toMatch(/the server revoked them/);
       expect(server.log.revocations.map((r) => r.token_type_hint)).toEqual(['refresh_token', 'access_token']);
-      const after = await popup.page.evaluate(async (key) => {
-        const api = (globalThis as any).browser ?? (globalThis as any).chrome;
-        return (await api.storage.local.get(key))[key];
-      }, `mcpSignIn:${docsId}`);
-      expect(after).toBeUndefined();
+      expect(await storedRecord(`mcpSignIn:${docsId}`)).toBeUndefined();
+
+      // A registration endpoint that fails: a clear message on the page, no hang.
+      await options.$eval('tr[data-skill="broken"] [data-testid="skill-sign-in"]', (b) => (b as HTMLButtonElement).click());
+      await options.waitForSelector('tr[data-skill="broken"] [data-testid="skill-sign-in-state"][data-failed="true"]', { timeout: 30_000 });
+      expect((await signInState(options, 'broken'))?.text).toMatch(/registration is down/);
     } finally {
       await options.close();
     }
+
+    // A run while signed out: listing the tools asks for the sign-in in the chat, then the call
+    // goes through; the new 30 s token is within the refresh margin, so it is refreshed first.
+    const first = await runWhoami(async () => {
+      await popup.waitFor('[data-sign-in]', 30_000);
+      expect(await popup.text('[data-sign-in] .text')).toBe('Sign in to docs');
+      await popup.page.$eval('[data-sign-in] button[data-choice="sign-in"]', (b) => (b as HTMLButtonElement).click());
+    });
+    expect(first.isError).toBe(false);
+    expect(String(first.content)).toMatch(/signed in as [\w-]+ with scopes \[mcp:tools\]/);
+    expect(server.log.authorizations).toHaveLength(2);
+    expect(server.log.grants).toContain('refresh_token');
+    expect(server.log.toolCalls).toBe(1);
+
+    // The server revokes everything: the call meets a 401, the refresh is refused, the card shows;
+    // Sign in retries the call.
+    server.revokeAll();
+    const second = await runWhoami(async () => {
+      await popup.waitFor('[data-sign-in]', 30_000);
+      await popup.page.$eval('[data-sign-in] button[data-choice="sign-in"]', (b) => (b as HTMLButtonElement).click());
+    });
+    expect(second.isError).toBe(false);
+    expect(String(second.content)).toMatch(/signed in as/);
+    expect(server.log.authorizations).toHaveLength(3);
+    expect(server.log.toolCalls).toBe(2);
+
+    // Revoked again and the user says Not now: a tool error the model can act on.
+    server.revokeAll();
+    const third = await runWhoami(async () => {
+      await popup.waitFor('[data-sign-in]', 30_000);
+      await popup.page.$eval('[data-sign-in] button[data-choice="not-now"]', (b) => (b as HTMLButtonElement).click());
+    });
+    expect(third.isError).toBe(true);
+    expect(String(third.content)).toMatch(/The user did not sign in to the MCP server "docs".*tell the user they need a sign-in/);
+    expect(server.log.toolCalls).toBe(2);
   });
 });

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express from 'express';
+import { createRequire } from 'node:module';
 import { mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
@@ -25,6 +25,28 @@ import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthToke
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * express, as the SDK's auth router needs it (it is the SDK's own dependency and ships no types):
+ * only what this file uses, typed here.
+ */
+type Handler = (req: { body?: unknown }, res: HttpResponse, next: (error?: unknown) => void) => void;
+interface HttpResponse {
+  status(code: number): HttpResponse;
+  set(name: string, value: string): HttpResponse;
+  json(body: unknown): void;
+  end(): void;
+  redirect(url: string): void;
+  on(event: 'close', listener: () => void): void;
+}
+interface ExpressApp {
+  use(handler: unknown): void;
+  get(path: string, ...handlers: Handler[]): void;
+  post(path: string, ...handlers: unknown[]): void;
+  delete(path: string, ...handlers: Handler[]): void;
+  listen(port: number, host: string, ready: () => void): http.Server;
+}
+const express = createRequire(import.meta.url)('express') as { (): ExpressApp; json(): unknown };
 
 export interface OAuthServerOptions {
   /** Seconds an access token lives (default 3600). */
@@ -87,7 +109,7 @@ class TestProvider implements OAuthServerProvider {
     };
   }
 
-  async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: express.Response): Promise<void> {
+  async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: HttpResponse): Promise<void> {
     this.log.authorizations.push(params);
     const code = randomUUID();
     this.codes.set(code, { client, params });
@@ -178,7 +200,7 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     }),
   );
   const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl: `${origin}/.well-known/oauth-protected-resource/mcp` });
-  app.post('/mcp', express.json(), bearer, async (req, res) => {
+  app.post('/mcp', express.json(), bearer, async (req: http.IncomingMessage & { body?: unknown; auth?: AuthInfo }, res: http.ServerResponse) => {
     const mcp = new Server({ name: 'pagewright-oauth-test', version: '1.0.0' }, { capabilities: { tools: {} } });
     mcp.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'whoami', description: 'Says who the signed-in client is.', inputSchema: { type: 'object' } }] }));
     mcp.setRequestHandler(CallToolRequestSchema, (_request, extra) => {
