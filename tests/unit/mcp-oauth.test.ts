@@ -124,9 +124,13 @@ describe('McpServerSessions with OAuth sign-in', () => {
     const s = skill({ url: server.url });
     // No run to ask and no way to ask without one: the Skills page's Sign in is named.
     await expect(sessions.listTools(s)).rejects.toThrow(/needs the user to sign in\. Tell the user to open the skill on the Skills page and click "Sign in"/);
+    // A run listing the tools brings its card: the user signs in there.
     const asked: string[] = [];
-    expect(await sessions.callTool(s, 'whoami', {}, { signal: AbortSignal.timeout(5000), ctx: ctxAnswering(true, asked) })).toMatch(/^signed in as/);
+    const askSignIn = async (srv: { name: string; origin: string }) => (asked.push(`${srv.name} ${srv.origin}`), true);
+    expect((await sessions.listTools(s, { askSignIn })).map((t) => t.name)).toEqual(['whoami']);
     expect(asked).toEqual([`docs ${server.origin}`]);
+    expect(await sessions.callTool(s, 'whoami', {}, { signal: AbortSignal.timeout(5000), ctx: ctxAnswering(true, asked) })).toMatch(/^signed in as/);
+    expect(asked).toHaveLength(1);
 
     server.revokeAll();
     const declined = sessions.callTool(s, 'whoami', {}, { signal: AbortSignal.timeout(5000), ctx: ctxAnswering(false, asked) });
