@@ -16,6 +16,9 @@ import { errorMessage } from '../errors';
 import { ToolError } from '../tools/registry';
 import type { McpConfig } from './config';
 
+/** How long a sign-in window opened from a run's card is waited for (typing a password, a second factor). */
+export const SIGN_IN_WINDOW_MS = 10 * 60_000;
+
 /** A token this close to its expiry is refreshed before use, so a call does not meet a 401 mid-run. */
 export const REFRESH_MARGIN_MS = 60_000;
 
@@ -377,8 +380,15 @@ export class McpSignIns {
     const origin = new URL(server.url).origin;
     // Nobody to ask (the Skills page's Refresh, a run's tool listing): the page's Sign in is the way.
     if (!ask) throw new SignInNeeded(provider);
-    if (!(await ask({ skillId: provider.skillId, name: server.name, origin }, signal))) throw new SignInDeclined('The user did not sign in.');
-    await completeSignIn(provider, server.url, this.options.window, this.options.fetch, signal);
+    if (!(await ask({ skillId: provider.skillId, name: server.name, origin }, signal))) throw new SignInDeclined('the user chose not to sign in now');
+    // A window left open is not waited for forever: the run goes on with a tool error.
+    const bounded = AbortSignal.any([signal, AbortSignal.timeout(SIGN_IN_WINDOW_MS)]);
+    try {
+      await completeSignIn(provider, server.url, this.options.window, this.options.fetch, bounded);
+    } catch (e) {
+      if (bounded.aborted && !signal.aborted) throw new SignInDeclined('the sign-in window was left open too long');
+      throw e;
+    }
   }
 
   /** The Skills page's "Sign in": the window opens at once (the user clicked). */

@@ -7,7 +7,7 @@ import type { McpServers, SkillServices } from './services';
 import type { SkillStore } from './store';
 import { buildSkillTools, type SkillTools } from './tools';
 import { parseSkillConfig, type McpConfig } from './config';
-import type { McpSignIns, SignInConsent } from './mcp-oauth';
+import { SIGN_IN_WINDOW_MS, type McpSignIns, type SignInConsent } from './mcp-oauth';
 import type { SkillRecord } from './types';
 
 export interface SkillRuntime {
@@ -27,8 +27,6 @@ export interface SkillRuntime {
 /** none: the skill does not sign in; signed_out / signed_in: it does. */
 export type SignInStatus = 'none' | 'signed_out' | 'signed_in';
 
-/** The user's sign-in window is given this long (typing a password, a second factor). */
-const SIGN_IN_WINDOW_MS = 10 * 60_000;
 
 export function createSkillRuntime(store: SkillStore, mcp: McpServers, signIns?: McpSignIns): SkillRuntime {
   const services: SkillServices = { profiles: () => store.profiles(), mcp };
