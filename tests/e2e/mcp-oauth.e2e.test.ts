@@ -3,7 +3,10 @@
  * authorization server built from the MCP SDK's server-side auth pieces
  * (tests/harness/oauth-server.ts, on 127.0.0.1; it approves every authorization at once and
  * redirects to the extension's identity.getRedirectURL()). The browser's real sign-in window
- * (identity.launchWebAuthFlow) runs headless in both browsers.
+ * (identity.launchWebAuthFlow) runs headless in both browsers, with an authorization server on
+ * 127.0.0.1 that redirects at once. Malformed metadata is covered by the unit tests (the same
+ * provider code), a failing registration here in both browsers, a refused redirect URI here in
+ * Firefox (see why Chrome cannot below) and in the unit tests.
  */
 import type { Page } from 'puppeteer-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +15,7 @@ import { lastToolResult, text, toolCall } from '../harness/fake-anthropic';
 import { startOAuthServer, type OAuthTestServer } from '../harness/oauth-server';
 import { setSkills } from '../harness/popup';
 import { agentSession } from '../harness/session';
+import { until } from '../harness/until';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
 
@@ -20,14 +24,20 @@ describe.each(browsers)('MCP OAuth sign-in in %s', (name) => {
   const { fake } = session;
   let server: OAuthTestServer;
   let broken: OAuthTestServer;
+  let mismatch: OAuthTestServer;
 
   // Per test, not per file: a retried test must meet servers that have seen nothing yet.
   beforeEach(async () => {
     // 30 s tokens are inside the 60 s refresh margin: each later use refreshes first.
-    [server, broken] = await Promise.all([startOAuthServer({ accessTtlSec: 30 }), startOAuthServer({ failRegistration: true })]);
+    [server, broken, mismatch] = await Promise.all([
+      startOAuthServer({ accessTtlSec: 30 }),
+      startOAuthServer({ failRegistration: true }),
+      // A client id the user entered, registered there with another redirect URI.
+      startOAuthServer({ preRegistered: { client_id: 'entered-id', redirect_uris: ['https://elsewhere.example/callback'] } }),
+    ]);
   });
   afterEach(async () => {
-    await Promise.all([server, broken].map((s) => s?.close()));
+    await Promise.all([server, broken, mismatch].map((s) => s?.close()));
   });
 
   /** One run whose model calls docs__whoami once; returns what the model got back. */
@@ -49,6 +59,7 @@ describe.each(browsers)('MCP OAuth sign-in in %s', (name) => {
     await setSkills(popup.page, [
       { name: 'docs', skill_type: 'mcp', config: { url: server.url, transport: 'streamable_http', auth_type: 'oauth2' } },
       { name: 'broken', skill_type: 'mcp', config: { url: broken.url, transport: 'streamable_http', auth_type: 'oauth2' }, is_active: false },
+      { name: 'mismatch', skill_type: 'mcp', config: { url: mismatch.url, transport: 'streamable_http', auth_type: 'oauth2', oauth_client_id: 'entered-id' }, is_active: false },
     ]);
     const storedRecord = (key: string) =>
       popup.page.evaluate(async (key) => {
@@ -91,6 +102,36 @@ describe.each(browsers)('MCP OAuth sign-in in %s', (name) => {
       await options.$eval('tr[data-skill="broken"] [data-testid="skill-sign-in"]', (b) => (b as HTMLButtonElement).click());
       await options.waitForSelector('tr[data-skill="broken"] [data-testid="skill-sign-in-state"][data-failed="true"]', { timeout: 30_000 });
       expect((await signInState(options, 'broken'))?.text).toMatch(/registration is down/);
+
+      // A redirect URI the server does not know for the entered client id: the server refuses in
+      // the sign-in window (it must not redirect there), the user closes the window, and the page
+      // says so instead of waiting. Firefox only: its sign-in window is a popup window the
+      // windows API lists, so the test can close it as the user would. Chrome's is neither a
+      // windows-API window nor a DevTools target, so headless it can be neither read nor closed
+      // (and one left open blocks the next flow); there the refusal is covered by
+      // tests/unit/mcp-oauth.test.ts (the same provider, the window followed with fetch).
+      if (name === 'firefox') {
+        await options.$eval('tr[data-skill="mismatch"] [data-testid="skill-sign-in"]', (b) => (b as HTMLButtonElement).click());
+        const windowId = await until(
+          () =>
+            popup.page.evaluate(async (authorize) => {
+              const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+              const all = await api.windows.getAll({ populate: true });
+              return all.find((w: any) => w.tabs?.some((t: any) => t.url?.startsWith(authorize)))?.id as number | undefined;
+            }, `${mismatch.origin}/authorize`),
+          { timeout: 20_000, what: 'the sign-in window on the authorization page' },
+        );
+        await options.waitForSelector('tr[data-skill="mismatch"] [data-testid="skill-sign-in-state"][data-state="working"]');
+        await popup.page.evaluate(async (id) => {
+          const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+          await api.windows.remove(id);
+        }, windowId);
+        await options.waitForSelector('tr[data-skill="mismatch"] [data-testid="skill-sign-in-state"][data-failed="true"]', { timeout: 30_000 });
+        expect((await signInState(options, 'mismatch'))?.text).toMatch(/sign-in window was closed/);
+        // The server refused before any code was made.
+        expect(mismatch.log.authorizations).toEqual([]);
+        expect(mismatch.log.grants).toEqual([]);
+      }
     } finally {
       await options.close();
     }
