@@ -251,7 +251,9 @@ function configOf(skill: SkillRecord): McpConfig {
   return parsed.config;
 }
 
-const sessionKey = (config: McpConfig) => JSON.stringify([config.url, config.auth_type, config.auth_value ?? '']);
+// The OAuth client is part of it: a session's transport keeps the sign-in it was opened with.
+const sessionKey = (config: McpConfig) =>
+  JSON.stringify([config.url, config.auth_type, config.auth_value ?? '', config.oauth_client_id ?? '', config.oauth_client_secret ?? '']);
 
 /** Where the server is, without the query (it may hold a key). */
 function displayUrl(url: string): string {
