@@ -106,8 +106,16 @@ const randomString = () => {
 export class McpOAuthProvider implements OAuthClientProvider {
   private record: SignInRecord | undefined;
   private loaded: Promise<void> | undefined;
-  private verifier: string | undefined;
-  private expectedState: string | undefined;
+  /**
+   * PKCE verifiers by the state of the authorization they belong to: a request that meets a 401
+   * while another's sign-in is open starts an authorization of its own, which must not replace
+   * the open one's verifier.
+   */
+  private readonly verifiers = new Map<string, string>();
+  /** The state auth() asked for last (saveCodeVerifier follows it). */
+  private lastState: string | undefined;
+  /** The state of the authorization whose code is being exchanged now. */
+  private exchanging: string | undefined;
   /** The authorization URL auth() wanted the user sent to; taken by the sign-in. */
   pendingAuthorization: URL | undefined;
 
@@ -151,8 +159,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   state(): string {
-    this.expectedState = randomString();
-    return this.expectedState;
+    this.lastState = randomString();
+    return this.lastState;
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
@@ -185,12 +193,16 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   saveCodeVerifier(codeVerifier: string): void {
-    this.verifier = codeVerifier;
+    if (this.lastState === undefined) return;
+    this.verifiers.set(this.lastState, codeVerifier);
+    // Authorizations nobody finished (the card declined, timed out) are not kept without end.
+    if (this.verifiers.size > 20) this.verifiers.delete(this.verifiers.keys().next().value!);
   }
 
   codeVerifier(): string {
-    if (!this.verifier) throw new SignInFailed('The sign-in has no PKCE verifier (it was started by another background). Sign in again.');
-    return this.verifier;
+    const verifier = this.exchanging === undefined ? undefined : this.verifiers.get(this.exchanging);
+    if (!verifier) throw new SignInFailed('The sign-in has no PKCE verifier (it was started by another background). Sign in again.');
+    return verifier;
   }
 
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
@@ -205,7 +217,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     await this.load();
     if (scope === 'verifier') {
-      this.verifier = undefined;
+      this.verifiers.clear();
       return;
     }
     const record = { ...(this.record ?? { binding: signInBinding(this.config) }) };
@@ -224,6 +236,17 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return tokenState(this.record, this.now());
   }
 
+  /** Runs the code exchange of the authorization with this state (its PKCE verifier). */
+  async exchangingFor<T>(state: string | null, exchange: () => Promise<T>): Promise<T> {
+    this.exchanging = state ?? undefined;
+    try {
+      return await exchange();
+    } finally {
+      if (state !== null) this.verifiers.delete(state);
+      this.exchanging = undefined;
+    }
+  }
+
   /** Whether tokens are stored (the Skills page's "Signed in"). */
   async signedIn(): Promise<boolean> {
     return (await this.tokenState()) !== 'none';
@@ -233,7 +256,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
    * The code out of the address the sign-in window ended on: the state must be the one sent
    * (else it is another sign-in's answer, or forged), and an error the server sent back is named.
    */
-  codeFrom(finalUrl: string): string {
+  codeFrom(finalUrl: string, expectedState: string | null): string {
     let url: URL;
     try {
       url = new URL(finalUrl);
@@ -246,7 +269,8 @@ export class McpOAuthProvider implements OAuthClientProvider {
       if (error === 'access_denied') throw new SignInDeclined(`The sign-in was refused${description ? `: ${description.slice(0, 200)}` : ''}.`);
       throw new SignInFailed(`The authorization server refused the sign-in: ${error}${description ? ` (${description.slice(0, 200)})` : ''}.`);
     }
-    if (this.expectedState !== undefined && url.searchParams.get('state') !== this.expectedState) {
+    // The answer must carry the state of the authorization this window was opened for.
+    if (url.searchParams.get('state') !== expectedState) {
       throw new SignInFailed('The sign-in answer does not belong to this sign-in (its state differs). Sign in again.');
     }
     const code = url.searchParams.get('code');
@@ -263,9 +287,10 @@ export async function completeSignIn(provider: McpOAuthProvider, serverUrl: stri
   const authorizationUrl = provider.pendingAuthorization;
   if (!authorizationUrl) throw new SignInFailed('No sign-in is waiting for this server.');
   provider.pendingAuthorization = undefined;
+  const state = authorizationUrl.searchParams.get('state');
   const finalUrl = await window.open(authorizationUrl, signal);
-  const code = provider.codeFrom(finalUrl);
-  const result = await auth(provider, { serverUrl, authorizationCode: code, fetchFn });
+  const code = provider.codeFrom(finalUrl, state);
+  const result = await provider.exchangingFor(state, () => auth(provider, { serverUrl, authorizationCode: code, fetchFn }));
   if (result !== 'AUTHORIZED') throw new SignInFailed('The authorization server did not issue a token for the code.');
 }
 
@@ -350,6 +375,7 @@ export interface McpSignInsOptions {
 /** The sign-ins of all skills: one provider per skill and config, kept as long as the config. */
 export class McpSignIns {
   private readonly providers = new Map<string, McpOAuthProvider>();
+  private readonly signingIn = new Map<McpOAuthProvider, Promise<void>>();
 
   constructor(private readonly options: McpSignInsOptions) {}
 
@@ -375,7 +401,17 @@ export class McpSignIns {
    * The interactive sign-in after SignInNeeded: the user's consent (the run's card, or
    * `withoutRun`), the window, the token. Throws SignInDeclined or SignInFailed.
    */
-  async signIn(provider: McpOAuthProvider, server: { name: string; url: string }, consent: SignInConsent | undefined, signal: AbortSignal): Promise<void> {
+  signIn(provider: McpOAuthProvider, server: { name: string; url: string }, consent: SignInConsent | undefined, signal: AbortSignal): Promise<void> {
+    // Calls running side by side that all meet the 401 share one card and one window: a second
+    // authorization would replace the first one's PKCE verifier and state.
+    const running = this.signingIn.get(provider);
+    if (running) return running;
+    const started = this.signInOnce(provider, server, consent, signal).finally(() => this.signingIn.delete(provider));
+    this.signingIn.set(provider, started);
+    return started;
+  }
+
+  private async signInOnce(provider: McpOAuthProvider, server: { name: string; url: string }, consent: SignInConsent | undefined, signal: AbortSignal): Promise<void> {
     const ask = consent ?? this.options.withoutRun;
     const origin = new URL(server.url).origin;
     // Nobody to ask (the Skills page's Refresh, a run's tool listing): the page's Sign in is the way.

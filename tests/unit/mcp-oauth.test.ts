@@ -139,6 +139,12 @@ describe('McpServerSessions with OAuth sign-in', () => {
     expect(await sessions.callTool(s, 'whoami', {}, { signal: AbortSignal.timeout(5000), ctx: ctxAnswering(true, asked) })).toMatch(/^signed in as/);
     expect(asked).toHaveLength(3);
     expect(server.log.registrations).toHaveLength(1);
+
+    // Two calls side by side that both meet the revoked token share one card and one sign-in.
+    server.revokeAll();
+    const both = await Promise.all([0, 1].map(() => sessions.callTool(s, 'whoami', {}, { signal: AbortSignal.timeout(5000), ctx: ctxAnswering(true, asked) })));
+    expect(both.every((t) => t.startsWith('signed in as'))).toBe(true);
+    expect(asked).toHaveLength(4);
   });
 
   it('bad authorization servers give clear errors, never a hang', async () => {
