@@ -308,10 +308,9 @@ export async function beginSignIn(provider: McpOAuthProvider, serverUrl: string,
 export async function refreshIfDue(provider: McpOAuthProvider, serverUrl: string, fetchFn: typeof fetch): Promise<boolean> {
   const state = await provider.tokenState();
   if (state === 'fresh' || state === 'none') return false;
-  if (state === 'expired') {
-    await provider.invalidateCredentials('tokens');
-    return (await auth(provider, { serverUrl, fetchFn })) === 'REDIRECT';
-  }
+  // Expired with nothing to refresh it: auth() then goes straight to a new authorization.
+  if (state === 'expired') await provider.invalidateCredentials('tokens');
+  // With a refresh token, auth() refreshes; a refused refresh becomes a new authorization.
   return (await auth(provider, { serverUrl, fetchFn })) === 'REDIRECT';
 }
 
