@@ -7,6 +7,7 @@ import type { ToolContext } from '../../lib/tools/registry';
 import { ToolError } from '../../lib/tools/registry';
 import { startOAuthServer, type OAuthServerOptions, type OAuthTestServer } from '../harness/oauth-server';
 import { redirectFollowingWindow } from '../harness/oauth-window';
+import { startMcpServer } from '../harness/mcp-servers';
 
 const skill = (config: Record<string, unknown>): SkillRecord => ({
   id: 'sk1',
@@ -145,6 +146,19 @@ describe('McpServerSessions with OAuth sign-in', () => {
     const both = await Promise.all([0, 1].map(() => sessions.callTool(s, 'whoami', {}, { signal: AbortSignal.timeout(5000), ctx: ctxAnswering(true, asked) })));
     expect(both.every((t) => t.startsWith('signed in as'))).toBe(true);
     expect(asked).toHaveLength(4);
+  });
+
+  it('an oauth2 skill with an auth_value keeps the static bearer token, even where sign-in is available', async () => {
+    const locked = await startMcpServer({ token: 'static-token' });
+    try {
+      const { store, sessions } = await setup();
+      const s = skill({ url: locked.url, auth_value: 'static-token' });
+      expect((await sessions.listTools(s)).length).toBeGreaterThan(0);
+      expect(locked.requests.every((r) => r.headers.authorization === 'Bearer static-token')).toBe(true);
+      expect(store.records.size).toBe(0);
+    } finally {
+      await locked.close();
+    }
   });
 
   it('bad authorization servers give clear errors, never a hang', async () => {
