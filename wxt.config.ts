@@ -55,6 +55,10 @@ export default defineConfig({
       'scripting',
       // ask_user: a question that waits while the popup is closed shows as a notification.
       'notifications',
+      // MCP servers that need OAuth sign-in: identity.launchWebAuthFlow is the browser's own
+      // sign-in window (the user sees the server's real page and address bar; the extension never
+      // sees the password), closed by the browser when it redirects to identity.getRedirectURL().
+      'identity',
       // web_fetch: the address each answer came from (webRequest's details.ip, read by
       // non-blocking listeners on the extension's own requests), so that a public name resolving
       // to this computer or the local network is not read. The URL alone cannot show it.

@@ -42,6 +42,10 @@ export interface ProtocolMap {
    * background's session (the one runs use), so the next run sees the new list.
    */
   refreshSkillTools(data: { skillId: string }): { ok: true; tools: { name: string; description: string }[] } | { ok: false; error: string };
+  /** An MCP skill's OAuth sign-in (the Skills page). */
+  mcpSignInStatus(data: { skillId: string }): 'none' | 'signed_out' | 'signed_in';
+  mcpSignIn(data: { skillId: string }): { ok: true } | { ok: false; error: string };
+  mcpSignOut(data: { skillId: string }): { ok: true; revoked: boolean; problem?: string } | { ok: false; error: string };
 }
 
 export const { sendMessage, onMessage } = defineExtensionMessaging<ProtocolMap>();

@@ -68,6 +68,22 @@ export function registerProtocolHandlers({ ready, skills, localOrigin }: Backgro
       return { ok: false as const, error: errorMessage(e) };
     }
   });
+  onMessage('mcpSignInStatus', ({ data }) => skills.signIn.status(data.skillId));
+  onMessage('mcpSignIn', async ({ data }) => {
+    try {
+      await skills.signIn.signIn(data.skillId);
+      return { ok: true as const };
+    } catch (e) {
+      return { ok: false as const, error: errorMessage(e) };
+    }
+  });
+  onMessage('mcpSignOut', async ({ data }) => {
+    try {
+      return { ok: true as const, ...(await skills.signIn.signOut(data.skillId)) };
+    } catch (e) {
+      return { ok: false as const, error: errorMessage(e) };
+    }
+  });
 }
 
 /** The Markdown file's words in the user's language. */

@@ -8,6 +8,7 @@ import type { BrowserAdapters } from '../../lib/browser';
 import { browserSkillStore } from '../../lib/skills/browser-store';
 import { fitToolImage } from '../../lib/browser/screenshot';
 import { McpServerSessions } from '../../lib/skills/mcp-servers';
+import { storageSignInStore, webAuthWindow } from '../../lib/browser/web-auth';
 import { storeProposals } from '../../lib/skills/proposals';
 import { createSkillRuntime, type SkillRuntime } from '../../lib/skills/runtime';
 import { ActivityLog } from '../../lib/policy/activity-log';
@@ -31,7 +32,8 @@ export function startServices(adapters: BrowserAdapters): BackgroundServices {
   // fetch is bound: called detached from globalThis it throws "Illegal invocation".
   const fetch = globalThis.fetch.bind(globalThis);
   const skillStore = browserSkillStore();
-  const skills = createSkillRuntime(skillStore, new McpServerSessions({ fetch, fitImage: fitToolImage }));
+  const mcp = new McpServerSessions({ fetch, fitImage: fitToolImage, oauth: { store: storageSignInStore(), window: webAuthWindow() } });
+  const skills = createSkillRuntime(skillStore, mcp, mcp.signIns);
   // A log that cannot open (storage full) must not stop the agent: its entries are then lost.
   const activity = ActivityLog.open().catch(() => undefined);
   const runLog = RunLogStore.open().catch(() => undefined);
@@ -47,7 +49,7 @@ export function startServices(adapters: BrowserAdapters): BackgroundServices {
     const runs = new RunManager({
       store,
       registry: createBuiltinRegistry(),
-      skills: (signal) => skills.tools(signal),
+      skills: (signal, askSignIn) => skills.tools(signal, askSignIn),
       loadSettings: loadRunSettings,
       createClient: createLoggedClient({ log: runLog, loadSettings }),
       keepAlive: adapters.keepAlive,

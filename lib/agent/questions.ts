@@ -7,7 +7,7 @@
 import * as v from 'valibot';
 import type { Attention } from '../contracts/ports';
 import type { ApprovalDetails } from '../contracts/permissions';
-import type { ApprovalAnswer, PendingQuestion, QuestionAnswer, QuestionInput, UserReply } from '../contracts/questions';
+import type { ApprovalAnswer, PendingQuestion, QuestionAnswer, QuestionInput, SignInServer, UserReply } from '../contracts/questions';
 import type { RunEvent } from '../contracts/run-events';
 
 const ReplySchema = v.union([
@@ -15,6 +15,7 @@ const ReplySchema = v.union([
   v.strictObject({ selected: v.array(v.string()) }),
   v.strictObject({ decline: v.literal(true) }),
   v.strictObject({ approval: v.picklist(['once', 'always', 'deny']) }),
+  v.strictObject({ signIn: v.boolean() }),
 ]);
 
 interface Waiting {
@@ -58,6 +59,24 @@ export class QuestionBoard {
         if (!('approval' in reply)) throw new Error('This card takes Allow once, Always or Deny.');
         if (reply.approval === 'always' && !details.canAlways) throw new Error('This action can only be allowed once.');
         settle({ choice: reply.approval });
+      },
+    });
+  }
+
+  /**
+   * An MCP server wants the user signed in: a "Sign in to <server>" card. Resolves true when the
+   * user clicked Sign in (the background then opens the browser's sign-in window), false on
+   * Not now, a timeout or Stop.
+   */
+  signIn(conversationId: string, server: SignInServer, sentence: string, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
+    const question = this.pendingOf(conversationId, timeoutMs, { question: sentence, multiple: false, signIn: server });
+    return this.wait<boolean>(question, timeoutMs, signal, {
+      timeout: false,
+      stopped: false,
+      reply: (reply, settle) => {
+        if ('decline' in reply) return settle(false);
+        if (!('signIn' in reply)) throw new Error('This card takes Sign in or Not now.');
+        settle(reply.signIn);
       },
     });
   }
@@ -123,6 +142,7 @@ export class QuestionBoard {
 
 function toAnswer(q: PendingQuestion, reply: UserReply): QuestionAnswer {
   if ('approval' in reply) throw new Error('This question takes an answer, not an approval.');
+  if ('signIn' in reply) throw new Error('This question takes an answer, not a sign-in.');
   if ('decline' in reply) return { answer: null, reason: 'declined' };
   if ('text' in reply) {
     const text = reply.text.trim();

@@ -36,7 +36,7 @@ export interface RunManagerDeps {
    * The active skills' tools, read at the start of each run (so a skill enabled between two
    * messages is there for the next); absent in unit tests that have none.
    */
-  skills?(signal: AbortSignal): Promise<{ tools: readonly ToolDefinition<any>[]; problems: readonly SkillProblem[] }>;
+  skills?(signal: AbortSignal, askSignIn?: ToolEnv['askSignIn']): Promise<{ tools: readonly ToolDefinition<any>[]; problems: readonly SkillProblem[] }>;
   loadSettings(): Promise<Settings>;
   /** `run` names the conversation a run's client serves (the background's run log records by it). */
   createClient(endpoint: ModelEndpoint, run?: { conversationId: string; title: string }): ModelClient;
@@ -379,7 +379,7 @@ export class RunManager {
       return;
     }
     const id = conversation.id;
-    const registry = await this.registryFor(id, controller.signal);
+    const registry = await this.registryFor(id, controller.signal, settings.askUserTimeoutSec * 1000);
     const inputBatch = new DraftInputBatch((index, json) => {
       const b = active.draft?.[index];
       if (b) b.inputJson = (b.inputJson ?? '') + json;
@@ -479,6 +479,7 @@ export class RunManager {
         summarize(text, prompt, { client: summaryClient(), model: summaryModel, maxTokens: settings.maxTokens, signal, usage: (u) => account(u, summaryModel, summaryProvider) }),
       notify: (notice) => this.emit(id, { type: 'notice', notice }),
       ask: (question, signal) => this.questions.ask(id, question, settings.askUserTimeoutSec * 1000, signal),
+      askSignIn: (server, signal) => this.questions.signIn(id, server, `Sign in to ${server.name} (${server.origin})`, settings.askUserTimeoutSec * 1000, signal),
       subAgent: (request, toolUseId, signal) =>
         runSubAgent(request, {
           client: request.profile?.provider ? clientFor(request.profile.provider) : client,
@@ -550,10 +551,12 @@ export class RunManager {
   }
 
   /** The built-in tools and the active skills' (a broken skill source never stops the run). */
-  private async registryFor(conversationId: string, signal: AbortSignal): Promise<ToolRegistry> {
+  private async registryFor(conversationId: string, signal: AbortSignal, askTimeoutMs: number): Promise<ToolRegistry> {
     if (!this.deps.skills) return this.deps.registry;
     try {
-      const { tools, problems } = await this.deps.skills(signal);
+      // An MCP server whose tools cannot be listed without a sign-in asks for it in this chat.
+      const askSignIn: ToolEnv['askSignIn'] = (server, s) => this.questions.signIn(conversationId, server, `Sign in to ${server.name} (${server.origin})`, askTimeoutMs, s);
+      const { tools, problems } = await this.deps.skills(signal, askSignIn);
       // The user enabled these skills: say why one is missing rather than let the model work without it.
       if (problems.length) this.emit(conversationId, { type: 'notice', notice: { kind: 'skills_unavailable', problems: [...problems] } });
       return this.deps.registry.with(tools);

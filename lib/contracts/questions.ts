@@ -14,6 +14,8 @@ export interface PendingQuestion {
   multiple: boolean;
   /** Present: not a question but an approval the policy asks for (Allow once / Always / Deny). */
   approval?: ApprovalDetails;
+  /** Present: not a question but an MCP server asking the user to sign in (Sign in / Not now). */
+  signIn?: SignInServer;
   askedAt: number;
   /** When it times out (epoch ms). */
   expiresAt: number;
@@ -33,8 +35,15 @@ export interface QuestionInput {
   multiple: boolean;
 }
 
-/** What a popup sends back: free text, the chosen option(s), "skip", or an approval's button. */
-export type UserReply = { text: string } | { selected: string[] } | { decline: true } | { approval: ApprovalChoice };
+/** The MCP server a sign-in card is about (the skill's name and the server's origin). */
+export interface SignInServer {
+  skillId: string;
+  name: string;
+  origin: string;
+}
+
+/** What a popup sends back: free text, the chosen option(s), "skip", an approval's button, or a sign-in card's. */
+export type UserReply = { text: string } | { selected: string[] } | { decline: true } | { approval: ApprovalChoice } | { signIn: boolean };
 
 /** An approval's outcome: the user's click, or why none came. */
 export type ApprovalAnswer = { choice: ApprovalChoice } | { choice: null; reason: 'timeout' | 'stopped' };

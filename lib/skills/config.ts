@@ -53,6 +53,8 @@ export const BuiltinConfigSchema = v.strictObject({
   to_agent_id: v.optional(v.pipe(v.string('must be a string'), v.trim(), v.nonEmpty('must not be empty'))),
 });
 
+const oauthClientField = v.pipe(v.string('must be a string'), v.trim(), v.nonEmpty('must not be empty'), v.maxLength(1000, 'must be at most 1000 characters'), v.regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'));
+
 export const MCP_AUTH_TYPES = ['none', 'api_key', 'bearer', 'oauth2'] as const;
 /** call: the contract's POST {url}/call with one JSON-RPC tools/call; streamable_http: a standard MCP server. */
 export const MCP_TRANSPORTS = ['call', 'streamable_http'] as const;
@@ -64,8 +66,21 @@ export const McpConfigSchema = v.pipe(
     auth_value: v.optional(v.pipe(v.string('must be a string'), v.regex(/^[\x20-\x7e]*$/, 'must be printable ASCII (it goes in an HTTP header)'))),
     input_schema: v.optional(inputSchema),
     transport: v.optional(v.picklist(MCP_TRANSPORTS, `must be one of ${MCP_TRANSPORTS.join(', ')}`), 'call'),
+    /** OAuth sign-in with a client the user registered at the server (when it offers no registration). */
+    oauth_client_id: v.optional(oauthClientField),
+    oauth_client_secret: v.optional(oauthClientField),
   }),
-  v.check((c) => c.auth_type === 'none' || !!c.auth_value?.trim(), 'auth_value is required when auth_type is not "none"'),
+  // oauth2 over streamable_http without a token is the spec's sign-in; everywhere else the
+  // contract's static credential is needed.
+  v.check(
+    (c) => c.auth_type === 'none' || !!c.auth_value?.trim() || (c.auth_type === 'oauth2' && c.transport === 'streamable_http'),
+    'auth_value is required when auth_type is not "none" (an oauth2 skill with "transport": "streamable_http" may leave it out to sign in instead)',
+  ),
+  v.check(
+    (c) => (c.oauth_client_id === undefined && c.oauth_client_secret === undefined) || (c.auth_type === 'oauth2' && c.transport === 'streamable_http' && !c.auth_value?.trim()),
+    'oauth_client_id and oauth_client_secret are for signing in: they need "auth_type": "oauth2", "transport": "streamable_http" and no auth_value',
+  ),
+  v.check((c) => c.oauth_client_secret === undefined || c.oauth_client_id !== undefined, 'oauth_client_secret needs an oauth_client_id'),
 );
 
 export const HTTP_METHODS = ['POST', 'GET'] as const;

@@ -8,8 +8,10 @@ export function mcpAuthHeaders(config: Pick<McpConfig, 'auth_type' | 'auth_value
     case 'api_key':
       return { 'X-API-Key': value };
     case 'bearer':
-    case 'oauth2':
       return { Authorization: `Bearer ${value}` };
+    case 'oauth2':
+      // Without a token, oauth2 is the MCP sign-in: the SDK's transport sends the signed-in token.
+      return value ? { Authorization: `Bearer ${value}` } : {};
     default:
       return {};
   }

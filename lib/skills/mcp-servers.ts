@@ -13,6 +13,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import * as v from 'valibot';
 import { formatBytes } from '../web/content-kind';
 import { ToolError, type ToolDefinition } from '../tools/registry';
@@ -24,6 +26,7 @@ import { fencedInstructions, onToolListChanged } from './mcp-notes';
 import { callToolAsTask, MCP_TASK_MAX_MS, progressHooks, taskSupportOf, whyUnusable } from './mcp-tasks';
 import { inputSchemaToValibot, SchemaProblem } from './json-schema';
 import { mcpAuthHeaders } from './mcp-common';
+import { McpSignIns, SignInNeeded, signInFailure, type McpOAuthProvider, type McpSignInsOptions, type SignInConsent } from './mcp-oauth';
 import { prefixedToolName } from './names';
 import { skillFacts } from './facts';
 import type { McpCall, McpRemoteTool, McpServers, SkillToolFactory } from './services';
@@ -56,6 +59,10 @@ export interface McpServerSessionsOptions {
    * OffscreenCanvas, which Node lacks); without one, images go as the server sent them.
    */
   fitImage?: ImageFitter;
+  /** OAuth sign-in (oauth2 skills without a static token); absent, such a skill cannot sign in. */
+  oauth?: Omit<McpSignInsOptions, 'fetch'>;
+  /** Called with each new Client before it connects (the conformance driver's request handlers). */
+  onClient?: (client: Client) => void;
 }
 
 interface Session {
@@ -85,6 +92,9 @@ export class McpServerSessions implements McpServers {
   private readonly timeoutMs: number;
   private readonly maxResultChars: number;
   private readonly fitImage: ImageFitter | undefined;
+  /** The OAuth sign-ins, when this background can open a sign-in window. */
+  readonly signIns: McpSignIns | undefined;
+  private readonly onClient: ((client: Client) => void) | undefined;
 
   /** A fetch alone is the network with the default limits. */
   constructor(optionsOrFetch: McpServerSessionsOptions | typeof fetch = {}) {
@@ -95,9 +105,11 @@ export class McpServerSessions implements McpServers {
     this.timeoutMs = options.timeoutMs ?? SKILL_TIMEOUT_MS;
     this.maxResultChars = options.maxResultChars ?? SKILL_MAX_RESULT_CHARS;
     this.fitImage = options.fitImage;
+    this.signIns = options.oauth ? new McpSignIns({ ...options.oauth, fetch: base }) : undefined;
+    this.onClient = options.onClient;
   }
 
-  async listTools(skill: SkillRecord, { refresh = false, signal }: { refresh?: boolean; signal?: AbortSignal } = {}): Promise<McpRemoteTool[]> {
+  async listTools(skill: SkillRecord, { refresh = false, signal, askSignIn }: { refresh?: boolean; signal?: AbortSignal; askSignIn?: SignInConsent } = {}): Promise<McpRemoteTool[]> {
     const config = configOf(skill);
     const cached = this.sessions.get(skill.id);
     // A list the server has since said changed (notifications/tools/list_changed) is listed again.
@@ -106,7 +118,7 @@ export class McpServerSessions implements McpServers {
     const { tools, instructions } = await this.withSession(skill, config, signal, async (client, opts) => {
       version = this.sessions.get(skill.id)?.toolsVersion ?? 0;
       return { tools: await listAllTools(client, opts), instructions: fencedInstructions(client, skill.name) };
-    });
+    }, askSignIn);
     const session = this.sessions.get(skill.id);
     if (session?.key === sessionKey(config)) {
       session.tools = tools;
@@ -131,6 +143,7 @@ export class McpServerSessions implements McpServers {
         const withProgress = progress.onprogress ? { ...opts, onprogress: progress.onprogress } : opts;
         return asTask ? callToolAsTask(client, tool, args, withProgress, progress.task) : client.callTool({ name: tool, arguments: args }, undefined, withProgress);
       },
+      call.ctx ? (server, signal) => call.ctx!.env.askSignIn(server, signal) : undefined,
       asTask ? MCP_TASK_MAX_MS : undefined,
     )) as CallToolResult;
     return toolResultForModel(result, `the tool "${tool}" of the MCP server "${skill.name}"`, { maxChars: this.maxResultChars, fitImage: this.fitImage });
@@ -161,11 +174,46 @@ export class McpServerSessions implements McpServers {
   }
 
   /**
+   * Runs `op` on the skill's session (see once). A server that wants the user signed in (OAuth)
+   * gets the sign-in — the run's card, then the browser's window — and `op` is tried once more;
+   * a declined or failed sign-in is a tool error the model can act on.
+   */
+  private async withSession<T>(
+    skill: SkillRecord,
+    config: McpConfig,
+    userSignal: AbortSignal | undefined,
+    op: (client: Client, opts: RequestOpts) => Promise<T>,
+    askSignIn?: SignInConsent,
+    totalMs = this.timeoutMs,
+  ): Promise<T> {
+    const provider = this.signIns?.provider(skill.id, config);
+    if (!provider) return this.once(skill, config, userSignal, op, undefined, totalMs);
+    const user = userSignal ?? new AbortController().signal;
+    try {
+      return await this.once(skill, config, user, op, provider, totalMs);
+    } catch (e) {
+      if (!(e instanceof SignInNeeded)) throw e;
+      const what = `the MCP server "${skill.name}" (${displayUrl(config.url)})`;
+      try {
+        await this.signIns!.signIn(provider, { name: skill.name, url: config.url }, askSignIn, user);
+      } catch (failure) {
+        throw signInFailure(failure, what, !askSignIn, user);
+      }
+    }
+    try {
+      return await this.once(skill, config, user, op, provider, totalMs);
+    } catch (e) {
+      if (e instanceof SignInNeeded) throw signInFailure(e, `the MCP server "${skill.name}" (${displayUrl(config.url)})`, false, user);
+      throw e;
+    }
+  }
+
+  /**
    * Runs `op` on the skill's session, opening it when needed. A server that no longer knows
    * the session answers 404; the protocol then wants a new session, so one is opened and `op`
    * tried once more.
    */
-  private async withSession<T>(skill: SkillRecord, config: McpConfig, userSignal: AbortSignal | undefined, op: (client: Client, opts: RequestOpts) => Promise<T>, totalMs = this.timeoutMs): Promise<T> {
+  private async once<T>(skill: SkillRecord, config: McpConfig, userSignal: AbortSignal | undefined, op: (client: Client, opts: RequestOpts) => Promise<T>, provider?: McpOAuthProvider, totalMs = this.timeoutMs): Promise<T> {
     const user = userSignal ?? new AbortController().signal;
     const limit = deadline(user, totalMs);
     const attempt = async (session: Session) => {
@@ -182,7 +230,8 @@ export class McpServerSessions implements McpServers {
       }
     };
     try {
-      const session = this.open(skill.id, config, limit.signal);
+      if (provider) await this.signIns!.prepare(provider, config.url);
+      const session = this.open(skill.id, config, limit.signal, provider);
       try {
         return await attempt(session);
       } catch (e) {
@@ -190,16 +239,19 @@ export class McpServerSessions implements McpServers {
         const opened = await session.client.then(() => true, () => false);
         if (!(e instanceof StreamableHTTPError && e.code === 404 && opened)) throw e;
         await this.drop(skill.id, session);
-        return await attempt(this.open(skill.id, config, limit.signal));
+        return await attempt(this.open(skill.id, config, limit.signal, provider));
       }
     } catch (e) {
+      // The SDK's transport asked the provider for the user's sign-in (a 401 or 403 it could not
+      // answer with a refresh).
+      if (provider && (e instanceof SignInNeeded || (e instanceof UnauthorizedError && provider.pendingAuthorization))) throw new SignInNeeded(provider);
       throw describeFailure(e, `the MCP server "${skill.name}" (${displayUrl(config.url)})`, user, limit.timedOut(), totalMs);
     } finally {
       limit.done();
     }
   }
 
-  private open(skillId: string, config: McpConfig, signal: AbortSignal): Session {
+  private open(skillId: string, config: McpConfig, signal: AbortSignal, provider?: McpOAuthProvider): Session {
     const key = sessionKey(config);
     const existing = this.sessions.get(skillId);
     if (existing?.key === key) return existing;
@@ -208,7 +260,7 @@ export class McpServerSessions implements McpServers {
       void closeSession(existing, true);
     }
     const inflight = new Set<AbortController>();
-    const session: Session = { key, inflight, toolsVersion: 0, client: this.connect(config, inflight, { signal, timeout: this.timeoutMs }) };
+    const session: Session = { key, inflight, toolsVersion: 0, client: this.connect(config, inflight, { signal, timeout: this.timeoutMs }, provider) };
     void session.client.then((client) => onToolListChanged(client, () => session.toolsVersion++), () => {});
     this.sessions.set(skillId, session);
     // A session that failed to open is not kept: the next call tries again.
@@ -223,12 +275,13 @@ export class McpServerSessions implements McpServers {
     await closeSession(session, false);
   }
 
-  private async connect(config: McpConfig, inflight: Set<AbortController>, opts: RequestOpts): Promise<Client> {
+  private async connect(config: McpConfig, inflight: Set<AbortController>, opts: RequestOpts, provider?: McpOAuthProvider): Promise<Client> {
     // The SDK reports a broken SSE stream to onerror only, and leaves its request waiting:
     // the cap ends the session's requests itself, so the model hears why at once.
     const onCap = (e: ReplyTooLarge) => inflight.forEach((c) => c.abort(e));
     const transport = new StreamableHTTPClientTransport(new URL(config.url), {
       fetch: cappedFetch(this.fetch, this.maxReplyBytes, onCap),
+      ...(provider ? { authProvider: provider } : {}),
       requestInit: {
         headers: mcpAuthHeaders(config),
         credentials: 'omit',
@@ -239,6 +292,7 @@ export class McpServerSessions implements McpServers {
     const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
     // Errors of the background SSE stream (a server that closes it) reach requests anyway.
     client.onerror = () => {};
+    this.onClient?.(client);
     await client.connect(transport, opts);
     return client;
   }
@@ -250,7 +304,9 @@ function configOf(skill: SkillRecord): McpConfig {
   return parsed.config;
 }
 
-const sessionKey = (config: McpConfig) => JSON.stringify([config.url, config.auth_type, config.auth_value ?? '']);
+// The OAuth client is part of it: a session's transport keeps the sign-in it was opened with.
+const sessionKey = (config: McpConfig) =>
+  JSON.stringify([config.url, config.auth_type, config.auth_value ?? '', config.oauth_client_id ?? '', config.oauth_client_secret ?? '']);
 
 /** Where the server is, without the query (it may hold a key). */
 function displayUrl(url: string): string {
@@ -304,6 +360,12 @@ function describeFailure(e: unknown, what: string, user: AbortSignal, timedOut: 
   const What = what.charAt(0).toUpperCase() + what.slice(1);
   if (user.aborted || timedOut || (e instanceof McpError && e.code === ErrorCode.RequestTimeout)) return requestFailure(e, what, user, true, timeoutMs);
   if (e instanceof ReplyTooLarge) return new ToolError(`${What} ${e.message}`);
+  if (isSchemaError(e)) {
+    const issues = e.issues.slice(0, 4).map((i) => `${i.path.join('.') || '(the reply)'}: ${i.message}`).join('; ');
+    return new ToolError(`${What} or its authorization server sent a reply that does not fit the protocol: ${issues}. Tell the user.`);
+  }
+  if (e instanceof UnauthorizedError) return new ToolError(`${What} refused the sign-in (${e.message.slice(0, 200)}). Tell the user to sign out and in again on the Skills page.`);
+  if (e instanceof OAuthError) return signInFailure(e, what, false, user);
   if (e instanceof StreamableHTTPError) {
     const said = (e.message ?? '').replace(/^Streamable HTTP error: /, '').replace(/\s+/g, ' ').slice(0, 300);
     if (e.code === 401 || e.code === 403) {
@@ -326,6 +388,11 @@ function describeFailure(e: unknown, what: string, user: AbortSignal, timedOut: 
   if (e instanceof TypeError || (e instanceof Error && 'cause' in e)) return requestFailure(e, what, user, false, timeoutMs);
   if (e instanceof SyntaxError) return new ToolError(`${What} sent a reply that is not valid JSON (${e.message}). Tell the user.`);
   return new ToolError(`${What} failed: ${errorMessage(e)}`);
+}
+
+/** The SDK checks replies (OAuth metadata, tokens) with zod, whose errors are a JSON list of issues. */
+function isSchemaError(e: unknown): e is Error & { issues: { path: PropertyKey[]; message: string }[] } {
+  return e instanceof Error && e.name === 'ZodError' && Array.isArray((e as { issues?: unknown }).issues);
 }
 
 /** Waits for `promise`, or rejects when `signal` aborts first (a shared connect has one owner). */
@@ -369,7 +436,7 @@ function cappedFetch(base: typeof fetch, maxBytes: number, onCap: (e: ReplyTooLa
 
 /** One tool per tool of the skill's server (tools/list, cached by the sessions). */
 export const mcpServerSkillTools: SkillToolFactory<McpConfig> = async (skill, _config, services, leftOut) => {
-  const remote = await services.mcp.listTools(skill);
+  const remote = await services.mcp.listTools(skill, services.askSignIn ? { askSignIn: services.askSignIn } : {});
   for (const tool of remote) if (tool.unusable) leftOut?.(`its tool "${tool.name}" was left out: ${tool.unusable}.`);
   return remoteToolDefinitions(skill, remote, services.mcp);
 };

@@ -2,6 +2,7 @@ import type { ResultWithImages } from '../images';
 import type { TaskSupport } from './mcp-tasks';
 import type { ToolContext, ToolDefinition } from '../tools/registry';
 import type { AgentProfile, SkillRecord } from './types';
+import type { SignInConsent } from './mcp-oauth';
 
 /**
  * What skill tools need beyond the run's ToolContext (whose env gives fetch, the sandbox, the
@@ -12,6 +13,8 @@ export interface SkillServices {
   profiles(): Promise<AgentProfile[]>;
   /** Standard MCP servers (transport "streamable_http"): sessions and tool lists, kept across runs. */
   mcp: McpServers;
+  /** The run's "Sign in to <server>" card, when the tools are made for a run. */
+  askSignIn?: SignInConsent;
 }
 
 export interface McpRemoteTool {
@@ -29,7 +32,7 @@ export interface McpServers {
    * The server's tools, from the cache or (when none is cached, or `refresh`) from tools/list
    * over a session that is opened on first use and kept.
    */
-  listTools(skill: SkillRecord, options?: { refresh?: boolean; signal?: AbortSignal }): Promise<McpRemoteTool[]>;
+  listTools(skill: SkillRecord, options?: { refresh?: boolean; signal?: AbortSignal; askSignIn?: SignInConsent }): Promise<McpRemoteTool[]>;
   /** tools/call on the skill's server; returns what the model gets. */
   callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, call: McpCall): Promise<string | ResultWithImages>;
   /**

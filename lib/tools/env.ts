@@ -1,7 +1,7 @@
 import type { Notice } from '../contracts/notices';
 import type { QuestionInput } from '../contracts/questions';
 import type { SubAgentRequest, SubAgentResult } from '../contracts/sub-agents';
-import type { QuestionAnswer } from '../contracts/questions';
+import type { QuestionAnswer, SignInServer } from '../contracts/questions';
 import type { DomHost } from '../browser/dom-host';
 import type { DatabaseHost } from '../database/host';
 import type { PagesAdapter } from '../browser/pages';
@@ -43,6 +43,11 @@ export interface ToolEnv {
   ask(question: QuestionInput, signal: AbortSignal): Promise<QuestionAnswer>;
   /** Runs a sub-agent for the agent call `toolUseId`; stops when `signal` does. */
   subAgent(request: SubAgentRequest, toolUseId: string, signal: AbortSignal): Promise<SubAgentResult>;
+  /**
+   * An MCP server wants the user signed in (OAuth): the chat's "Sign in to <server>" card.
+   * Resolves true when the user chose to sign in (the window opens next), false otherwise.
+   */
+  askSignIn(server: SignInServer, signal: AbortSignal): Promise<boolean>;
 }
 
 /** For runs that have no browser behind them (unit tests, benchmarks): every use says so. */
@@ -68,5 +73,6 @@ export function detachedEnv(settings: Settings): ToolEnv {
     notify: () => {},
     ask: missing('ask_user') as ToolEnv['ask'],
     subAgent: missing('agent') as ToolEnv['subAgent'],
+    askSignIn: missing('sign-in') as ToolEnv['askSignIn'],
   };
 }

@@ -54,6 +54,33 @@ describe('QuestionBoard', () => {
     await expect(q2).resolves.toEqual({ answer: null, reason: 'declined' });
   });
 
+  it('a sign-in card takes Sign in or Not now only, notifies like the others, and a stop or timeout is a no', async () => {
+    const { b, asked, attention } = board({ viewer: false });
+    const server = { skillId: 's1', name: 'docs', origin: 'https://mcp.example' };
+    const pending = b.signIn('c1', server, 'Sign in to docs (https://mcp.example)', 60_000, never());
+    const q = asked();
+    expect(q).toMatchObject({ signIn: server, question: 'Sign in to docs (https://mcp.example)' });
+    expect(attention.notify).toHaveBeenCalledWith(q);
+    expect(() => b.answer('c1', q.id, { approval: 'once' })).toThrow(/Sign in or Not now/);
+    expect(() => b.answer('c1', q.id, { signIn: 'yes' } as never)).toThrow(/not one this card takes/);
+    b.answer('c1', q.id, { signIn: true });
+    await expect(pending).resolves.toBe(true);
+
+    const declined = b.signIn('c1', server, 'Sign in to docs', 60_000, never());
+    b.answer('c1', b.pending('c1')[0]!.id, { signIn: false });
+    await expect(declined).resolves.toBe(false);
+    const stop = new AbortController();
+    const stopped = b.signIn('c1', server, 'Sign in to docs', 60_000, stop.signal);
+    stop.abort();
+    await expect(stopped).resolves.toBe(false);
+    // A question refuses a sign-in reply.
+    const question = b.ask('c1', { question: 'Which?', multiple: false }, 60_000, never());
+    const qid = b.pending('c1')[0]!.id;
+    expect(() => b.answer('c1', qid, { signIn: true })).toThrow(/not a sign-in/);
+    b.answer('c1', qid, { decline: true });
+    await question;
+  });
+
   it('an unanswered approval times out as a denial', async () => {
     vi.useFakeTimers();
     const { b } = board();
