@@ -245,7 +245,7 @@ export class McpServerSessions implements McpServers {
       // The SDK's transport asked the provider for the user's sign-in (a 401 or 403 it could not
       // answer with a refresh).
       if (provider && (e instanceof SignInNeeded || (e instanceof UnauthorizedError && provider.pendingAuthorization))) throw new SignInNeeded(provider);
-      throw describeFailure(e, `the MCP server "${skill.name}" (${displayUrl(config.url)})`, user, limit.timedOut(), totalMs);
+      throw describeFailure(e, `the MCP server "${skill.name}" (${displayUrl(config.url)})`, user, limit.timedOut(), totalMs, !!provider);
     } finally {
       limit.done();
     }
@@ -355,14 +355,20 @@ async function listAllTools(client: Client, opts: RequestOpts): Promise<McpRemot
   return tools;
 }
 
-function describeFailure(e: unknown, what: string, user: AbortSignal, timedOut: boolean, timeoutMs: number): ToolError {
+function describeFailure(e: unknown, what: string, user: AbortSignal, timedOut: boolean, timeoutMs: number, viaSignIn = false): ToolError {
   if (e instanceof ToolError) return e;
   const What = what.charAt(0).toUpperCase() + what.slice(1);
   if (user.aborted || timedOut || (e instanceof McpError && e.code === ErrorCode.RequestTimeout)) return requestFailure(e, what, user, true, timeoutMs);
   if (e instanceof ReplyTooLarge) return new ToolError(`${What} ${e.message}`);
-  if (isSchemaError(e)) {
-    const issues = e.issues.slice(0, 4).map((i) => `${i.path.join('.') || '(the reply)'}: ${i.message}`).join('; ');
-    return new ToolError(`${What} or its authorization server sent a reply that does not fit the protocol: ${issues}. Tell the user.`);
+  // The SDK checks replies with zod. With a sign-in, the authorization server's metadata and
+  // tokens are checked too, and the error does not say which server sent the reply.
+  const problems = protocolProblems(e);
+  if (problems) {
+    return new ToolError(
+      viaSignIn
+        ? `${What} or its authorization server sent a reply that does not fit the protocol: ${problems}. Tell the user.`
+        : `${What} sent a reply that does not follow the MCP protocol (${problems}); it was not used. The server is broken: tell the user.`,
+    );
   }
   if (e instanceof UnauthorizedError) return new ToolError(`${What} refused the sign-in (${e.message.slice(0, 200)}). Tell the user to sign out and in again on the Skills page.`);
   if (e instanceof OAuthError) return signInFailure(e, what, false, user);
@@ -383,16 +389,9 @@ function describeFailure(e: unknown, what: string, user: AbortSignal, timedOut: 
     const hint = e.code === ErrorCode.InvalidParams ? ' Check the arguments against the tool\'s description.' : '';
     return new ToolError(`${What} returned an error: ${e.message.replace(/\.$/, '')}.${hint}`);
   }
-  const problems = protocolProblems(e);
-  if (problems) return new ToolError(`${What} sent a reply that does not follow the MCP protocol (${problems}); it was not used. The server is broken: tell the user.`);
   if (e instanceof TypeError || (e instanceof Error && 'cause' in e)) return requestFailure(e, what, user, false, timeoutMs);
   if (e instanceof SyntaxError) return new ToolError(`${What} sent a reply that is not valid JSON (${e.message}). Tell the user.`);
   return new ToolError(`${What} failed: ${errorMessage(e)}`);
-}
-
-/** The SDK checks replies (OAuth metadata, tokens) with zod, whose errors are a JSON list of issues. */
-function isSchemaError(e: unknown): e is Error & { issues: { path: PropertyKey[]; message: string }[] } {
-  return e instanceof Error && e.name === 'ZodError' && Array.isArray((e as { issues?: unknown }).issues);
 }
 
 /** Waits for `promise`, or rejects when `signal` aborts first (a shared connect has one owner). */
