@@ -478,6 +478,7 @@ export class RunManager {
         summarize(text, prompt, { client: summaryClient(), model: summaryModel, maxTokens: settings.maxTokens, signal, usage: (u) => account(u, summaryModel, summaryProvider) }),
       notify: (notice) => this.emit(id, { type: 'notice', notice }),
       ask: (question, signal) => this.questions.ask(id, question, settings.askUserTimeoutSec * 1000, signal),
+      elicit: (request, signal) => this.questions.elicit(id, request, settings.askUserTimeoutSec * 1000, signal),
       subAgent: (request, toolUseId, signal) =>
         runSubAgent(request, {
           client: request.profile?.provider ? clientFor(request.profile.provider) : client,

@@ -17,9 +17,10 @@ import * as v from 'valibot';
 import { formatBytes } from '../web/content-kind';
 import { ToolError, type ToolDefinition } from '../tools/registry';
 import { parseSkillConfig, type McpConfig } from './config';
-import { cutText, deadline, requestFailure, SKILL_MAX_REPLY_BYTES, SKILL_MAX_RESULT_CHARS, SKILL_TIMEOUT_MS } from './http-request';
+import { cutText, requestFailure, SKILL_MAX_REPLY_BYTES, SKILL_MAX_RESULT_CHARS, SKILL_TIMEOUT_MS } from './http-request';
 import { inputSchemaToValibot, SchemaProblem } from './json-schema';
 import { mcpAuthHeaders, truncationNote } from './mcp-common';
+import { answerElicitations, duringCall, ELICITATION_CAPABILITIES, holdableDeadline } from './mcp-elicitation';
 import { prefixedToolName } from './names';
 import { skillFacts } from './facts';
 import type { McpCall, McpRemoteTool, McpServers, SkillToolFactory } from './services';
@@ -52,7 +53,10 @@ interface Session {
   inflight: Set<AbortController>;
 }
 
-type RequestOpts = { signal: AbortSignal; timeout: number };
+/** `hold` stops the request's clock while the user answers the server (elicitation). */
+type RequestOpts = { signal: AbortSignal; timeout: number; hold?: () => () => void };
+/** The SDK's own timer for tools/call: the deadline, which can be held, is the one that counts. */
+const HELD_CALL_TIMEOUT_MS = 2 ** 31 - 1;
 
 class ReplyTooLarge extends Error {
   override name = 'ReplyTooLarge';
@@ -87,8 +91,8 @@ export class McpServerSessions implements McpServers {
 
   async callTool(skill: SkillRecord, tool: string, args: Record<string, unknown>, call: McpCall): Promise<string> {
     const config = configOf(skill);
-    const result = (await this.withSession(skill, config, call.signal, (client, opts) =>
-      client.callTool({ name: tool, arguments: args }, undefined, opts),
+    const result = (await this.withSession(skill, config, call.signal, (client, { hold, ...opts }) =>
+      duringCall(client, { server: skill.name, call, ...(hold ? { hold } : {}) }, () => client.callTool({ name: tool, arguments: args }, undefined, { ...opts, timeout: HELD_CALL_TIMEOUT_MS })),
     )) as CallToolResult;
     return resultText(result, `the tool "${tool}" of the MCP server "${skill.name}"`, this.maxResultChars);
   }
@@ -119,11 +123,11 @@ export class McpServerSessions implements McpServers {
    */
   private async withSession<T>(skill: SkillRecord, config: McpConfig, userSignal: AbortSignal | undefined, op: (client: Client, opts: RequestOpts) => Promise<T>): Promise<T> {
     const user = userSignal ?? new AbortController().signal;
-    const limit = deadline(user, this.timeoutMs);
+    const limit = holdableDeadline(user, this.timeoutMs);
     const attempt = async (session: Session) => {
       const capped = new AbortController();
       session.inflight.add(capped);
-      const opts = { signal: AbortSignal.any([limit.signal, capped.signal]), timeout: this.timeoutMs };
+      const opts = { signal: AbortSignal.any([limit.signal, capped.signal]), timeout: this.timeoutMs, hold: limit.hold };
       try {
         return await op(await untilAborted(session.client, opts.signal), opts);
       } catch (e) {
@@ -187,7 +191,8 @@ export class McpServerSessions implements McpServers {
         referrerPolicy: 'no-referrer',
       },
     });
-    const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    answerElicitations(client);
     // Errors of the background SSE stream (a server that closes it) reach requests anyway.
     client.onerror = () => {};
     await client.connect(transport, opts);
