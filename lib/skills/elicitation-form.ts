@@ -86,10 +86,10 @@ function fieldOf(name: string, property: unknown, required: boolean): Elicitatio
     throw new UnsupportedElicitationSchema(`the property "${name}" ${why}, which elicitation forms do not support`, name);
   };
   if (!isObject(property)) return refuse('is not a schema object');
-  const structural = STRUCTURAL.find((k) => k in property);
-  if (structural) return refuse(`uses "${structural}"`);
   const type = property['type'];
   if (type === 'object') return refuse('is a nested object (type "object")');
+  const structural = STRUCTURAL.find((k) => k in property);
+  if (structural) return refuse(`uses "${structural}"`);
   if (Array.isArray(type)) return refuse(`has several types (${type.map(String).join(', ')})`);
   if (type === 'array') {
     const items = property['items'];

@@ -6,7 +6,7 @@
  * is told cancel, with the reason in _meta.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError, type ClientCapabilities, type ElicitResult, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type ClientCapabilities, type ElicitResult, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitationAnswer, ElicitationRequest } from '../contracts/questions';
 import { errorMessage } from '../errors';
 import { parseElicitationSchema, UnsupportedElicitationSchema } from './elicitation-form';
@@ -54,7 +54,7 @@ export async function duringCall<T>(client: Client, entry: CallInFlight, op: () 
  */
 export function answerElicitations(client: Client): void {
   client.fallbackRequestHandler = async (request: JSONRPCRequest, extra) => {
-    if (request.method !== 'elicitation/create') throw new McpError(ErrorCode.MethodNotFound, 'Method not found');
+    if (request.method !== 'elicitation/create') throw Object.assign(new Error('Method not found'), { code: ErrorCode.MethodNotFound });
     return (await elicit(request.params, [...(inFlight.get(client) ?? [])], extra.signal)) as never;
   };
 }
@@ -65,7 +65,7 @@ export async function elicit(params: unknown, calls: readonly CallInFlight[], si
   // serve one run. The oldest still running is taken.
   const entry = calls.find((c) => c.call.ctx && !c.call.signal.aborted);
   const p = (params && typeof params === 'object' ? params : {}) as Record<string, unknown>;
-  if (typeof p['message'] !== 'string') throw new McpError(ErrorCode.InvalidParams, 'elicitation/create needs a "message" string');
+  if (typeof p['message'] !== 'string') throw invalidParams('elicitation/create needs a "message" string');
   const message = p['message'].length > MAX_MESSAGE_CHARS ? `${p['message'].slice(0, MAX_MESSAGE_CHARS)}…` : p['message'];
   const server = entry?.server ?? 'MCP server';
   const request = requestOf(p, server, message, entry);
@@ -85,11 +85,11 @@ function requestOf(p: Record<string, unknown>, server: string, message: string, 
   const mode = p['mode'] ?? 'form';
   if (mode === 'url') {
     const url = typeof p['url'] === 'string' ? safeUrl(p['url']) : undefined;
-    if (!url) throw new McpError(ErrorCode.InvalidParams, 'URL-mode elicitation needs an http(s) "url"');
-    if (typeof p['elicitationId'] !== 'string') throw new McpError(ErrorCode.InvalidParams, 'URL-mode elicitation needs an "elicitationId" string');
+    if (!url) throw invalidParams('URL-mode elicitation needs an http(s) "url"');
+    if (typeof p['elicitationId'] !== 'string') throw invalidParams('URL-mode elicitation needs an "elicitationId" string');
     return { mode: 'url', server, message, url };
   }
-  if (mode !== 'form') throw new McpError(ErrorCode.InvalidParams, `Unknown elicitation mode ${JSON.stringify(mode)}`);
+  if (mode !== 'form') throw invalidParams(`Unknown elicitation mode ${JSON.stringify(mode)}`);
   try {
     return { mode: 'form', server, message, fields: parseElicitationSchema(p['requestedSchema']) };
   } catch (e) {
@@ -97,7 +97,7 @@ function requestOf(p: Record<string, unknown>, server: string, message: string, 
     // The user hears of it too: a tool that needed their input fails, and the server's own
     // error text (if any) reaches only the model.
     entry?.call.ctx?.env.notify({ kind: 'elicitation_refused', server, problem: e.message });
-    throw new McpError(ErrorCode.InvalidParams, `Unsupported elicitation schema: ${e.message}`, e.property === undefined ? undefined : { property: e.property });
+    throw invalidParams(`Unsupported elicitation schema: ${e.message}`, e.property === undefined ? undefined : { property: e.property });
   }
 }
 
@@ -109,6 +109,14 @@ function safeUrl(raw: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A JSON-RPC error for the server. Not an McpError: the SDK sends a handler's error message as it
+ * is, and McpError's message already starts "MCP error -32602:", which the server would print twice.
+ */
+function invalidParams(message: string, data?: unknown): Error {
+  return Object.assign(new Error(message), { code: ErrorCode.InvalidParams, ...(data === undefined ? {} : { data }) });
 }
 
 function resultOf(answer: ElicitationAnswer): ElicitResult {
