@@ -36,7 +36,7 @@ export function createAttention(): Attention {
         ?.create(NOTIFICATION_PREFIX + question.id, {
           type: 'basic',
           iconUrl: browser.runtime.getURL('/icon/128.png'),
-          title: question.approval ? t('notification_approval_title') : t('notification_question_title'),
+          title: question.approval ? t('notification_approval_title') : question.elicitation ? t('notification_elicitation_title') : t('notification_question_title'),
           message: question.question.slice(0, 300),
         })
         .catch(ignore);
