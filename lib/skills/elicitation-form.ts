@@ -185,7 +185,8 @@ export function checkElicitationAnswer(fields: readonly ElicitationField[], valu
     }
     const problem = problemOf(f, value);
     if (problem) problems[f.name] = problem;
-    else content[f.name] = value as ElicitationValue;
+    // A copy: the caller's array may be a UI framework's proxy, which a message cannot carry.
+    else content[f.name] = (Array.isArray(value) ? [...value] : value) as ElicitationValue;
   }
   return Object.keys(problems).length ? { ok: false, problems } : { ok: true, content };
 }
