@@ -3,7 +3,7 @@ import { QuestionBoard } from '../../lib/agent/questions';
 import type { ElicitationAnswer, ElicitationRequest, PendingQuestion } from '../../lib/contracts/questions';
 import type { RunEvent } from '../../lib/contracts/run-events';
 import { defaultSettings } from '../../lib/settings';
-import { holdableDeadline } from '../../lib/skills/mcp-elicitation';
+import { elicit, holdableDeadline } from '../../lib/skills/mcp-elicitation';
 import { McpServerSessions } from '../../lib/skills/mcp-servers';
 import type { SkillRecord } from '../../lib/skills/types';
 import { detachedEnv, type ToolEnv } from '../../lib/tools/env';
@@ -102,6 +102,36 @@ describe('elicitation over a real MCP session', () => {
     expect(JSON.parse(reply)).toEqual({ action: 'accept', content: { name: 'Ada' } });
     // The server being slow still times out.
     await expect(mcp.callTool(travel(), 'slow', { ms: 2000 }, run(() => ({ action: 'decline' })).call)).rejects.toThrow(/did not answer within/);
+  });
+});
+
+describe('elicit (URL mode and malformed requests)', () => {
+  const never = new AbortController().signal;
+  it("puts a URL-mode request to the user as the page's address; accept means the user opened it", async () => {
+    const user = run(() => ({ action: 'accept' }));
+    const result = await elicit({ mode: 'url', message: 'Confirm the payment.', url: 'https://pay.example.com/c?id=7', elicitationId: 'e1' }, [{ server: 'bank', call: user.call }], never);
+    expect(result).toEqual({ action: 'accept' });
+    expect(user.asked).toEqual([{ mode: 'url', server: 'bank', message: 'Confirm the payment.', url: 'https://pay.example.com/c?id=7' }]);
+  });
+
+  it('refuses what cannot be shown safely or at all, with -32602', async () => {
+    const entry = { server: 'bank', call: run(() => ({ action: 'accept' })).call };
+    const refusal = (params: unknown) => elicit(params, [entry], never).then(() => undefined, (e: Error & { code?: number }) => [e.code, e.message]);
+    expect(await refusal({ mode: 'url', message: 'x', url: 'javascript:alert(1)', elicitationId: 'e' })).toEqual([-32602, 'URL-mode elicitation needs an http(s) "url"']);
+    expect(await refusal({ mode: 'url', message: 'x', url: 'https://a.example/' })).toEqual([-32602, 'URL-mode elicitation needs an "elicitationId" string']);
+    expect(await refusal({ mode: 'sms', message: 'x' })).toEqual([-32602, 'Unknown elicitation mode "sms"']);
+    expect(await refusal({ requestedSchema: { type: 'object', properties: {} } })).toEqual([-32602, 'elicitation/create needs a "message" string']);
+    expect(await refusal(null)).toEqual([-32602, 'elicitation/create needs a "message" string']);
+  });
+
+  it('cuts a very long message, and cancels when the run stopped before anyone could answer', async () => {
+    const user = run(() => ({ action: 'decline' }));
+    await elicit({ message: 'x'.repeat(5000), requestedSchema: { type: 'object', properties: {} } }, [{ server: 's', call: user.call }], never);
+    expect(user.asked[0]!.message).toHaveLength(2001);
+    const stopped = new AbortController();
+    stopped.abort();
+    const result = await elicit({ message: 'Hi', requestedSchema: { type: 'object', properties: {} } }, [{ server: 's', call: { ...user.call, signal: stopped.signal } }], never);
+    expect(result).toEqual({ action: 'cancel', _meta: { 'dev.pagewright/reason': expect.stringMatching(/No conversation is waiting/) } });
   });
 });
 
