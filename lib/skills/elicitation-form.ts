@@ -157,8 +157,13 @@ function finish(field: ElicitationField, fallback: unknown): ElicitationField {
   return { ...field, default: fallback } as ElicitationField;
 }
 
-/** The values the form starts with and that fill what the user leaves empty (SEP-1034). */
-export function elicitationDefaults(fields: readonly ElicitationField[]): Record<string, ElicitationValue> {
+/**
+ * The values the form starts with and that fill what the user leaves empty (SEP-1034), from the
+ * parsed fields or from a server's raw requestedSchema (which throws UnsupportedElicitationSchema
+ * when outside the subset).
+ */
+export function elicitationDefaults(schemaOrFields: readonly ElicitationField[] | unknown): Record<string, ElicitationValue> {
+  const fields: readonly ElicitationField[] = Array.isArray(schemaOrFields) ? schemaOrFields : parseElicitationSchema(schemaOrFields);
   const out: Record<string, ElicitationValue> = {};
   for (const f of fields) if (f.default !== undefined) out[f.name] = Array.isArray(f.default) ? [...f.default] : f.default;
   return out;

@@ -124,6 +124,9 @@ describe('elicitationDefaults', () => {
       required: [],
     });
     expect(elicitationDefaults(fields)).toEqual({ name: 'John Doe', age: 30, score: 95.5, status: 'active', verified: true });
+    // The raw requestedSchema works too (the conformance driver has no parsed fields).
+    expect(elicitationDefaults({ type: 'object', properties: { n: { type: 'integer', default: 30 } } })).toEqual({ n: 30 });
+    expect(() => elicitationDefaults({ type: 'object', properties: { o: { type: 'object' } } })).toThrow(UnsupportedElicitationSchema);
   });
 });
 
