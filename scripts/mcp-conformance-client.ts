@@ -18,23 +18,28 @@
  *
  * Run by scripts/mcp-conformance.mjs (npm run test:mcp), which bundles this file once.
  */
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitationAnswer, ElicitationRequest } from '../lib/contracts/questions';
+import { elicitationDefaults } from '../lib/skills/elicitation-form';
+import type { McpCall } from '../lib/skills/services';
+import type { ToolContext } from '../lib/tools/registry';
 import { McpServerSessions } from '../lib/skills/mcp-servers';
 import { MemorySignInStore } from '../lib/skills/mcp-oauth';
 import { redirectFollowingWindow } from '../tests/harness/oauth-window';
 import type { SkillRecord } from '../lib/skills/types';
 
 /**
- * Answers an elicitation request by accepting the requested schema's defaults (what a user who
- * changes nothing and clicks Accept sends). A stand-in for lib/skills/mcp-elicitation.ts's pure
- * defaults function, which replaces it when both branches are merged.
+ * The user of the conformance run: a server's elicitation goes through Pagewright's own path
+ * (lib/skills/mcp-elicitation.ts: the schema read into form fields, the answer checked) to this
+ * stand-in for the card, which accepts what the form starts with — the schema's defaults
+ * (SEP-1034), as a user who changes nothing and clicks Accept sends them. URL mode is declined:
+ * there is no browser to open the page in.
  */
-export function acceptElicitationWithDefaults(schema: { properties?: Record<string, { default?: unknown }> }): { action: 'accept'; content: Record<string, unknown> } {
-  const content: Record<string, unknown> = {};
-  for (const [name, property] of Object.entries(schema.properties ?? {})) {
-    if (property && typeof property === 'object' && 'default' in property) content[name] = property.default;
-  }
-  return { action: 'accept', content };
+function userAcceptingDefaults(signal: AbortSignal): McpCall {
+  const elicit = async (request: ElicitationRequest): Promise<ElicitationAnswer> =>
+    request.mode === 'form' ? { action: 'accept', content: elicitationDefaults(request.fields) } : { action: 'decline' };
+  // A step-up sign-in during a call is agreed to, as the sign-in card's Sign in would be.
+  const askSignIn = async () => true;
+  return { signal, ctx: { env: { elicit, askSignIn } } as unknown as ToolContext };
 }
 
 function skillFor(url: string, context: Record<string, unknown>): SkillRecord {
@@ -67,13 +72,6 @@ async function main(): Promise<void> {
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}') as Record<string, unknown>;
   const sessions = new McpServerSessions({
     oauth: { store: new MemorySignInStore(), window: redirectFollowingWindow(), withoutRun: async () => true },
-    onClient: (client) => {
-      client.registerCapabilities({ elicitation: { form: {} } });
-      client.setRequestHandler(ElicitRequestSchema, (request) => {
-        if (request.params.mode === 'url') return { action: 'decline' };
-        return acceptElicitationWithDefaults(request.params.requestedSchema);
-      });
-    },
   });
   const skill = skillFor(url, context);
   const signal = AbortSignal.timeout(25_000);
@@ -82,7 +80,7 @@ async function main(): Promise<void> {
     // "initialize" judges the handshake only; every other scenario calls what it offers.
     if (scenario !== 'initialize') {
       for (const tool of tools) {
-        const result = await sessions.callTool(skill, tool.name, argumentsFor(tool.inputSchema), { signal });
+        const result = await sessions.callTool(skill, tool.name, argumentsFor(tool.inputSchema), userAcceptingDefaults(signal));
         const text = typeof result === 'string' ? result : String(result.value);
         console.log(`${tool.name}: ${text.slice(0, 200)}`);
       }

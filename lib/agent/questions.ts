@@ -1,14 +1,15 @@
 /**
- * The waiting room for what a run needs from the user: ask_user's questions and the policy's
- * approvals, until answered, declined, timed out or stopped. Any popup attached to the
+ * The waiting room for what a run needs from the user: ask_user's questions, the policy's
+ * approvals and MCP servers' requests for input (elicitation), until answered, declined, timed out or stopped. Any popup attached to the
  * conversation can answer (the first answer wins; a second is told it came too late); while one
  * waits the toolbar badge says so, and when no popup shows the conversation a notification does.
  */
 import * as v from 'valibot';
 import type { Attention } from '../contracts/ports';
 import type { ApprovalDetails } from '../contracts/permissions';
-import type { ApprovalAnswer, PendingQuestion, QuestionAnswer, QuestionInput, SignInServer, UserReply } from '../contracts/questions';
+import type { ApprovalAnswer, ElicitationAnswer, ElicitationRequest, PendingQuestion, QuestionAnswer, QuestionInput, SignInServer, UserReply } from '../contracts/questions';
 import type { RunEvent } from '../contracts/run-events';
+import { checkElicitationAnswer } from '../skills/elicitation-form';
 
 const ReplySchema = v.union([
   v.strictObject({ text: v.string() }),
@@ -16,6 +17,8 @@ const ReplySchema = v.union([
   v.strictObject({ decline: v.literal(true) }),
   v.strictObject({ approval: v.picklist(['once', 'always', 'deny']) }),
   v.strictObject({ signIn: v.boolean() }),
+  v.strictObject({ elicitation: v.literal('accept'), content: v.optional(v.record(v.string(), v.unknown())) }),
+  v.strictObject({ elicitation: v.picklist(['decline', 'cancel']) }),
 ]);
 
 interface Waiting {
@@ -81,6 +84,16 @@ export class QuestionBoard {
     });
   }
 
+  /** An MCP server's request for input: resolves with the user's accept (and the checked content), decline or cancel. */
+  elicit(conversationId: string, request: ElicitationRequest, timeoutMs: number, signal: AbortSignal): Promise<ElicitationAnswer> {
+    const question = this.pendingOf(conversationId, timeoutMs, { question: request.message, multiple: false, elicitation: request });
+    return this.wait<ElicitationAnswer>(question, timeoutMs, signal, {
+      timeout: { action: 'cancel', reason: 'timeout' },
+      stopped: { action: 'cancel', reason: 'stopped' },
+      reply: (reply, settle) => settle(toElicitationAnswer(request, reply)),
+    });
+  }
+
   private pendingOf(conversationId: string, timeoutMs: number, body: Omit<PendingQuestion, 'id' | 'conversationId' | 'askedAt' | 'expiresAt'>): PendingQuestion {
     const now = Date.now();
     return { id: crypto.randomUUID(), conversationId, ...body, askedAt: now, expiresAt: now + timeoutMs };
@@ -140,7 +153,22 @@ export class QuestionBoard {
   }
 }
 
+function toElicitationAnswer(request: ElicitationRequest, reply: UserReply): ElicitationAnswer {
+  if (!('elicitation' in reply)) throw new Error('This card takes Accept, Decline or Cancel.');
+  if (reply.elicitation === 'decline') return { action: 'decline' };
+  if (reply.elicitation === 'cancel') return { action: 'cancel', reason: 'cancelled' };
+  if (request.mode === 'url') return { action: 'accept' };
+  // The card checked the answer; it crossed a message channel, so it is checked again.
+  const checked = checkElicitationAnswer(request.fields, ('content' in reply ? reply.content : undefined) ?? {});
+  if (!checked.ok) {
+    const [name, problem] = Object.entries(checked.problems)[0]!;
+    throw new Error(`The field "${name}" is not filled in as the server asks (${problem.code.replace('_', ' ')}).`);
+  }
+  return { action: 'accept', content: checked.content };
+}
+
 function toAnswer(q: PendingQuestion, reply: UserReply): QuestionAnswer {
+  if ('elicitation' in reply) throw new Error('This question takes an answer, not a form.');
   if ('approval' in reply) throw new Error('This question takes an answer, not an approval.');
   if ('signIn' in reply) throw new Error('This question takes an answer, not a sign-in.');
   if ('decline' in reply) return { answer: null, reason: 'declined' };

@@ -480,6 +480,7 @@ export class RunManager {
       notify: (notice) => this.emit(id, { type: 'notice', notice }),
       ask: (question, signal) => this.questions.ask(id, question, settings.askUserTimeoutSec * 1000, signal),
       askSignIn: (server, signal) => this.questions.signIn(id, server, `Sign in to ${server.name} (${server.origin})`, settings.askUserTimeoutSec * 1000, signal),
+      elicit: (request, signal) => this.questions.elicit(id, request, settings.askUserTimeoutSec * 1000, signal),
       subAgent: (request, toolUseId, signal) =>
         runSubAgent(request, {
           client: request.profile?.provider ? clientFor(request.profile.provider) : client,

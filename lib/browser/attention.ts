@@ -36,7 +36,7 @@ export function createAttention(): Attention {
         ?.create(NOTIFICATION_PREFIX + question.id, {
           type: 'basic',
           iconUrl: browser.runtime.getURL('/icon/128.png'),
-          title: question.signIn ? t('sign_in_card_heading') : question.approval ? t('notification_approval_title') : t('notification_question_title'),
+          title: question.signIn ? t('sign_in_card_heading') : question.approval ? t('notification_approval_title') : question.elicitation ? t('notification_elicitation_title') : t('notification_question_title'),
           message: question.signIn ? t('sign_in_card_title', question.signIn.name) : question.question.slice(0, 300),
         })
         .catch(ignore);

@@ -27,6 +27,7 @@ import { callToolAsTask, MCP_TASK_MAX_MS, progressHooks, taskSupportOf, whyUnusa
 import { inputSchemaToValibot, SchemaProblem } from './json-schema';
 import { mcpAuthHeaders } from './mcp-common';
 import { McpSignIns, SignInNeeded, signInFailure, type McpOAuthProvider, type McpSignInsOptions, type SignInConsent } from './mcp-oauth';
+import { answerElicitations, duringCall, ELICITATION_CAPABILITIES, holdableDeadline } from './mcp-elicitation';
 import { prefixedToolName } from './names';
 import { skillFacts } from './facts';
 import type { McpCall, McpRemoteTool, McpServers, SkillToolFactory } from './services';
@@ -61,8 +62,6 @@ export interface McpServerSessionsOptions {
   fitImage?: ImageFitter;
   /** OAuth sign-in (oauth2 skills without a static token); absent, such a skill cannot sign in. */
   oauth?: Omit<McpSignInsOptions, 'fetch'>;
-  /** Called with each new Client before it connects (the conformance driver's request handlers). */
-  onClient?: (client: Client) => void;
 }
 
 interface Session {
@@ -79,7 +78,10 @@ interface Session {
   instructions?: { server: string; text: string | undefined };
 }
 
-type RequestOpts = { signal: AbortSignal; timeout: number };
+/** `hold` stops the request's clock while the user answers the server (elicitation). */
+type RequestOpts = { signal: AbortSignal; timeout: number; hold?: () => () => void };
+/** The SDK's own timer for tools/call: the deadline, which can be held, is the one that counts. */
+const HELD_CALL_TIMEOUT_MS = 2 ** 31 - 1;
 
 class ReplyTooLarge extends Error {
   override name = 'ReplyTooLarge';
@@ -94,7 +96,6 @@ export class McpServerSessions implements McpServers {
   private readonly fitImage: ImageFitter | undefined;
   /** The OAuth sign-ins, when this background can open a sign-in window. */
   readonly signIns: McpSignIns | undefined;
-  private readonly onClient: ((client: Client) => void) | undefined;
 
   /** A fetch alone is the network with the default limits. */
   constructor(optionsOrFetch: McpServerSessionsOptions | typeof fetch = {}) {
@@ -106,7 +107,6 @@ export class McpServerSessions implements McpServers {
     this.maxResultChars = options.maxResultChars ?? SKILL_MAX_RESULT_CHARS;
     this.fitImage = options.fitImage;
     this.signIns = options.oauth ? new McpSignIns({ ...options.oauth, fetch: base }) : undefined;
-    this.onClient = options.onClient;
   }
 
   async listTools(skill: SkillRecord, { refresh = false, signal, askSignIn }: { refresh?: boolean; signal?: AbortSignal; askSignIn?: SignInConsent } = {}): Promise<McpRemoteTool[]> {
@@ -139,9 +139,15 @@ export class McpServerSessions implements McpServers {
       skill,
       config,
       call.signal,
-      (client, opts) => {
+      (client, { hold, ...opts }) => {
         const withProgress = progress.onprogress ? { ...opts, onprogress: progress.onprogress } : opts;
-        return asTask ? callToolAsTask(client, tool, args, withProgress, progress.task) : client.callTool({ name: tool, arguments: args }, undefined, withProgress);
+        // A server may ask the user (elicitation) during either kind of call; the deadline is
+        // held while the user answers, so the SDK's own timer for a plain call is set out of reach.
+        return duringCall(client, { server: skill.name, call, ...(hold ? { hold } : {}) }, () =>
+          asTask
+            ? callToolAsTask(client, tool, args, withProgress, progress.task)
+            : client.callTool({ name: tool, arguments: args }, undefined, { ...withProgress, timeout: HELD_CALL_TIMEOUT_MS }),
+        );
       },
       call.ctx ? (server, signal) => call.ctx!.env.askSignIn(server, signal) : undefined,
       asTask ? MCP_TASK_MAX_MS : undefined,
@@ -215,11 +221,11 @@ export class McpServerSessions implements McpServers {
    */
   private async once<T>(skill: SkillRecord, config: McpConfig, userSignal: AbortSignal | undefined, op: (client: Client, opts: RequestOpts) => Promise<T>, provider?: McpOAuthProvider, totalMs = this.timeoutMs): Promise<T> {
     const user = userSignal ?? new AbortController().signal;
-    const limit = deadline(user, totalMs);
+    const limit = holdableDeadline(user, totalMs);
     const attempt = async (session: Session) => {
       const capped = new AbortController();
       session.inflight.add(capped);
-      const opts = { signal: AbortSignal.any([limit.signal, capped.signal]), timeout: this.timeoutMs };
+      const opts = { signal: AbortSignal.any([limit.signal, capped.signal]), timeout: this.timeoutMs, hold: limit.hold };
       try {
         return await op(await untilAborted(session.client, opts.signal), opts);
       } catch (e) {
@@ -289,10 +295,10 @@ export class McpServerSessions implements McpServers {
         referrerPolicy: 'no-referrer',
       },
     });
-    const client = new Client(CLIENT_INFO, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    answerElicitations(client);
     // Errors of the background SSE stream (a server that closes it) reach requests anyway.
     client.onerror = () => {};
-    this.onClient?.(client);
     await client.connect(transport, opts);
     return client;
   }

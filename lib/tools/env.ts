@@ -1,7 +1,7 @@
 import type { Notice } from '../contracts/notices';
 import type { QuestionInput } from '../contracts/questions';
 import type { SubAgentRequest, SubAgentResult } from '../contracts/sub-agents';
-import type { QuestionAnswer, SignInServer } from '../contracts/questions';
+import type { ElicitationAnswer, ElicitationRequest, QuestionAnswer, SignInServer } from '../contracts/questions';
 import type { DomHost } from '../browser/dom-host';
 import type { DatabaseHost } from '../database/host';
 import type { PagesAdapter } from '../browser/pages';
@@ -41,6 +41,8 @@ export interface ToolEnv {
   notify(notice: Notice): void;
   /** Puts a question to the user and waits (bounded by the askUserTimeoutSec setting). */
   ask(question: QuestionInput, signal: AbortSignal): Promise<QuestionAnswer>;
+  /** Puts an MCP server's request for input to the user (a form card) and waits, like ask. */
+  elicit(request: ElicitationRequest, signal: AbortSignal): Promise<ElicitationAnswer>;
   /** Runs a sub-agent for the agent call `toolUseId`; stops when `signal` does. */
   subAgent(request: SubAgentRequest, toolUseId: string, signal: AbortSignal): Promise<SubAgentResult>;
   /**
@@ -72,6 +74,7 @@ export function detachedEnv(settings: Settings): ToolEnv {
     summarize: missing('summarize') as ToolEnv['summarize'],
     notify: () => {},
     ask: missing('ask_user') as ToolEnv['ask'],
+    elicit: missing('elicitation') as ToolEnv['elicit'],
     subAgent: missing('agent') as ToolEnv['subAgent'],
     askSignIn: missing('sign-in') as ToolEnv['askSignIn'],
   };

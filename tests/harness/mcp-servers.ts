@@ -16,7 +16,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 
 export interface RecordedRequest {
   method: string;
@@ -109,9 +109,14 @@ function streamForever(res: http.ServerResponse, contentType: string, chunk: str
 // A standard MCP server (official SDK, Streamable HTTP, stateful sessions)
 // ---------------------------------------------------------------------------------------------
 
+/** What a tool can do beside answering: ask the client (elicitation) on the call's own stream. */
+export interface McpToolExtra {
+  sendRequest(request: { method: string; params?: Record<string, unknown> }): Promise<unknown>;
+}
+
 export interface McpToolSpec {
   tool: Tool;
-  run(args: Record<string, unknown>): Promise<CallToolResult> | CallToolResult;
+  run(args: Record<string, unknown>, extra: McpToolExtra): Promise<CallToolResult> | CallToolResult;
 }
 
 const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });
@@ -192,6 +197,36 @@ export const MCP_TEST_TOOLS: McpToolSpec[] = [
   },
 ];
 
+/**
+ * A tool that asks the user with the requestedSchema it is given (`schema`, else a small form)
+ * and returns the client's answer as JSON text, or the client's error: for elicitation tests,
+ * including the schemas a client must refuse (the server SDK sends whatever it is handed).
+ */
+export const ELICITING_TOOL: McpToolSpec = {
+  tool: {
+    name: 'ask_form',
+    description: 'Asks the user to fill a form and returns the answer.',
+    inputSchema: { type: 'object', properties: { schema: { type: 'object' }, message: { type: 'string' } } },
+  },
+  run: async ({ schema, message }, extra) => {
+    const requestedSchema = schema ?? {
+      type: 'object',
+      properties: {
+        name: { type: 'string', title: 'Name', minLength: 2 },
+        seats: { type: 'integer', title: 'Seats', minimum: 1, maximum: 9, default: 2 },
+        window: { type: 'boolean', title: 'Window seat' },
+      },
+      required: ['name'],
+    };
+    try {
+      const answer = await extra.sendRequest({ method: 'elicitation/create', params: { message: message ?? 'Who is travelling?', requestedSchema } });
+      return text(JSON.stringify(answer));
+    } catch (e) {
+      return { isError: true, content: [{ type: 'text', text: `The client refused the form: ${(e as Error).message}` }] };
+    }
+  },
+};
+
 export interface McpServerOptions {
   /** When set, every request needs `Authorization: Bearer <token>` (else 401). */
   token?: string;
@@ -235,10 +270,13 @@ export async function startMcpServer(options: McpServerOptions = {}): Promise<Mc
       const next = start + size < tools.length ? String(start + size) : undefined;
       return next ? { tools: page, nextCursor: next } : { tools: page };
     });
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const spec = byName.get(request.params.name);
       if (!spec) return { isError: true, content: [{ type: 'text', text: `Unknown tool ${request.params.name}` }] };
-      return spec.run(request.params.arguments ?? {});
+      return spec.run(request.params.arguments ?? {}, {
+        // Long enough for a person at a form; the client's own deadline is what the tests meet.
+        sendRequest: (req) => extra.sendRequest(req as never, ElicitResultSchema, { timeout: 10 * 60_000 }),
+      });
     });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
