@@ -107,7 +107,7 @@ describe('the form', () => {
     await field('Configuration (config_json)').fill('{"url": "https://api.example/x", "method": "GET"}');
     await userEvent.selectOptions(type, 'mcp');
     await expect.element(field('Configuration (config_json)')).toHaveValue('{"url": "https://api.example/x", "method": "GET"}');
-    await expect.element(configError()).toHaveTextContent('config_json has an unknown field "method"; accepted fields: url, auth_type, auth_value, input_schema, transport.');
+    await expect.element(configError()).toHaveTextContent('config_json has an unknown field "method"; accepted fields: url, auth_type, auth_value, input_schema, transport, oauth_client_id, oauth_client_secret.');
   });
 
   test('editing shows the saved values and their problems at once, and saves in place', async () => {
