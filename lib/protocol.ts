@@ -41,7 +41,7 @@ export interface ProtocolMap {
    * The management page's "Refresh tools" for an MCP skill: lists the server's tools again over the
    * background's session (the one runs use), so the next run sees the new list.
    */
-  refreshSkillTools(data: { skillId: string }): { ok: true; tools: { name: string; description: string }[] } | { ok: false; error: string };
+  refreshSkillTools(data: { skillId: string }): { ok: true; tools: { name: string; description: string; leftOut?: 'task_only' }[] } | { ok: false; error: string };
   /** An MCP skill's OAuth sign-in (the Skills page). */
   mcpSignInStatus(data: { skillId: string }): 'none' | 'signed_out' | 'signed_in';
   mcpSignIn(data: { skillId: string }): { ok: true } | { ok: false; error: string };

@@ -15,7 +15,7 @@ export interface SkillRuntime {
   /** `askSignIn`: the run's sign-in card, for an MCP server that needs a sign-in to list its tools. */
   tools(signal: AbortSignal, askSignIn?: SignInConsent): Promise<SkillTools>;
   /** Lists an MCP skill's tools again (the management page's "Refresh tools"). */
-  refresh(skillId: string): Promise<{ name: string; description: string }[]>;
+  refresh(skillId: string): Promise<{ name: string; description: string; leftOut?: 'task_only' }[]>;
   /** OAuth sign-in of an MCP skill (the Skills page): its state, Sign in, Sign out. */
   signIn: {
     status(skillId: string): Promise<SignInStatus>;
@@ -40,7 +40,9 @@ export function createSkillRuntime(store: SkillStore, mcp: McpServers, signIns?:
       if (!skill) throw new Error('This skill no longer exists.');
       if (skill.skill_type !== 'mcp') throw new Error('Only MCP skills have a tool list to refresh.');
       const tools = await mcp.listTools(skill, { refresh: true, signal: AbortSignal.timeout(30_000) });
-      return tools.map((t) => ({ name: t.name, description: t.description ?? '' }));
+      // A tool runs leave out is named with the reason; a code, so the page says it in the user's language
+      // (the only reason today: a task-only tool on a server that declares no tasks).
+      return tools.map((t) => ({ name: t.name, description: t.description ?? '', ...(t.unusable ? { leftOut: 'task_only' as const } : {}) }));
     },
     signIn: {
       async status(skillId) {

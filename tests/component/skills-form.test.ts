@@ -239,6 +239,7 @@ describe('MCP tool refresh', () => {
     const refreshTools = vi
       .fn()
       .mockResolvedValueOnce({ ok: true, tools: [{ name: 'search', description: '' }, { name: 'fetch_page', description: '' }] })
+      .mockResolvedValueOnce({ ok: true, tools: [{ name: 'search', description: '' }, { name: 'research', description: '', leftOut: 'task_only' }] })
       .mockResolvedValueOnce({ ok: false, error: 'connect ECONNREFUSED 127.0.0.1:9' });
     await render(Skills, { store, refreshTools });
     await vi.waitFor(() => expect(row('docs')).not.toBeNull());
@@ -248,6 +249,11 @@ describe('MCP tool refresh', () => {
     expect(refreshTools).toHaveBeenCalledWith(saved[1]!.id);
     const out = page.getByTestId('skill-tools');
     await expect.element(out).toHaveTextContent('Tools: search, fetch_page');
+    expect(page.getByTestId('skill-tool-left-out').query()).toBeNull();
+    // A task-only tool on a server without tasks: not among the tools, named with why.
+    await button('Refresh tools of docs').click();
+    await expect.element(page.getByTestId('skill-tool-left-out')).toHaveTextContent('Left out of runs: research runs only as an MCP task, and this server does not support tasks.');
+    expect(out.element().textContent).toMatch(/^\s*Tools: search\s*Left out/);
     await button('Refresh tools of docs').click();
     await expect.element(out).toHaveTextContent('Could not list the tools: connect ECONNREFUSED 127.0.0.1:9');
     await expect.element(out).toHaveAttribute('data-state', 'failed');

@@ -15,6 +15,8 @@ import { ToolRegistry, type ToolContext } from '../../lib/tools/registry';
 import { TaskBoard } from '../../lib/tools/task-board';
 import { startEverythingServer, type EverythingServer } from '../harness/everything-server';
 import { startMcpServer } from '../harness/mcp-servers';
+import { createSkillRuntime } from '../../lib/skills/runtime';
+import type { SkillStore } from '../../lib/skills/store';
 
 let everything: EverythingServer;
 beforeAll(async () => void (everything = await startEverythingServer()), 30_000);
@@ -129,6 +131,12 @@ describe('MCP tasks', () => {
       expect(registry.names()).not.toContain('pl__research');
       expect(registry.names()).toContain('pl__add');
       expect(leftOut).toEqual(['its tool "research" was left out: it runs only as an MCP task, and the server does not declare support for tasks.']);
+      // The Skills page's Refresh names it as left out (a code the page words in the user's language).
+      const record = skill('pl', plain.url);
+      const runtime = createSkillRuntime({ list: async () => [record], profiles: async () => [] } as unknown as SkillStore, sessions);
+      const listed = await runtime.refresh(record.id);
+      expect(listed.find((t) => t.name === 'research')).toMatchObject({ leftOut: 'task_only' });
+      expect(listed.find((t) => t.name === 'add')).not.toHaveProperty('leftOut');
     } finally {
       await sessions.closeAll();
       await plain.close();
