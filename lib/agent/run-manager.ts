@@ -6,7 +6,7 @@ import { newMarker } from '../policy/fence';
 import { engineUrl } from '../search-engines/run';
 import { emptyUsage, MAX_SELECTION_CHARS, type Conversation, type TokenUsage, type DraftBlock, type RunState, type StoredMessage, type ToolCallStatus } from '../contracts/conversation';
 import type { UserReply } from '../contracts/questions';
-import type { ConversationSnapshot, RunEvent } from '../contracts/run-events';
+import type { ConversationSnapshot, RunEvent, ToolProgress } from '../contracts/run-events';
 import { foldSubAgentEvent, type SubAgentView } from '../contracts/sub-agents';
 import { errorMessage } from '../errors';
 import type { Settings } from '../settings';
@@ -77,6 +77,8 @@ interface ActiveRun {
   controller: AbortController;
   draft: DraftBlock[] | null;
   toolStatus: Record<string, ToolCallStatus>;
+  /** The latest progress of each call still running, so a popup opened mid-call shows it. */
+  toolProgress: Record<string, ToolProgress>;
   done: Promise<void>;
 }
 
@@ -143,6 +145,7 @@ export class RunManager {
       conversation: { ...conversation, messages: conversation.messages.slice() },
       draft: run?.draft ?? null,
       toolStatus: { ...(run?.toolStatus ?? {}) },
+      toolProgress: { ...(run?.toolProgress ?? {}) },
       tasks: this.tasks.peek(conversationId),
       questions: this.questions.pending(conversationId),
       subAgents: { ...(this.subAgents.get(conversationId) ?? {}) },
@@ -348,7 +351,7 @@ export class RunManager {
 
   private start(conversation: Conversation, settings: Settings) {
     const controller = new AbortController();
-    const run: ActiveRun = { conversation, controller, draft: null, toolStatus: {}, done: Promise.resolve() };
+    const run: ActiveRun = { conversation, controller, draft: null, toolStatus: {}, toolProgress: {}, done: Promise.resolve() };
     this.active.set(conversation.id, run);
     this.deps.keepAlive?.acquire();
     run.done = this.execute(run, settings)
@@ -407,9 +410,13 @@ export class RunManager {
       },
       toolStatus: (toolId, status) => {
         active.toolStatus[toolId] = status;
+        if (status !== 'running') delete active.toolProgress[toolId];
         this.emit(id, { type: 'tool_status', id: toolId, status });
       },
-      toolProgress: (toolId, progress) => this.emit(id, { type: 'tool_progress', id: toolId, progress }),
+      toolProgress: (toolId, progress) => {
+        active.toolProgress[toolId] = progress;
+        this.emit(id, { type: 'tool_progress', id: toolId, progress });
+      },
       usage: (u) => account(u, settings.model),
       round: (n) => {
         state.round = n;

@@ -11,6 +11,8 @@ export interface ConversationSnapshot {
   conversation: Conversation;
   draft: DraftBlock[] | null;
   toolStatus: Record<string, ToolCallStatus>;
+  /** The latest progress of each tool call still running. */
+  toolProgress: Record<string, ToolProgress>;
   tasks: Task[];
   questions: PendingQuestion[];
   /** Sub-agents of this conversation's runs, by the agent call's tool_use id. */

@@ -51,12 +51,13 @@ export class ChatState {
   apply(ev: RunEvent) {
     switch (ev.type) {
       case 'snapshot': {
-        const { conversation, draft, toolStatus, tasks, questions, subAgents } = ev.snapshot;
+        const { conversation, draft, toolStatus, toolProgress, tasks, questions, subAgents } = ev.snapshot;
         this.conversationId = conversation.id;
         this.title = conversation.title;
         this.messages = conversation.messages;
         this.draft = draft;
         this.toolStatus = toolStatus;
+        this.toolProgress = toolProgress ?? {};
         this.run = conversation.run;
         this.tasks = tasks;
         this.questions = questions ?? [];

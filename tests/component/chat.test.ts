@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import { render } from 'vitest-browser-svelte';
 import type { ContentBlock, ConversationSummary, RunState, StoredMessage, Task, ToolCallStatus } from '../../lib/contracts/conversation';
-import type { ConversationSnapshot, RunEvent } from '../../lib/contracts/run-events';
+import type { ConversationSnapshot, RunEvent, ToolProgress } from '../../lib/contracts/run-events';
 import type { PendingQuestion } from '../../lib/contracts/questions';
 import type { SubAgentView } from '../../lib/contracts/sub-agents';
 import { idleRun } from '../../lib/contracts/conversation';
@@ -148,6 +148,7 @@ function snapshot(
     run?: RunState;
     draft?: ConversationSnapshot['draft'];
     toolStatus?: Record<string, ToolCallStatus>;
+    toolProgress?: Record<string, ToolProgress>;
     tasks?: Task[];
     questions?: PendingQuestion[];
     subAgents?: Record<string, SubAgentView>;
@@ -166,6 +167,7 @@ function snapshot(
       },
       draft: opts.draft ?? null,
       toolStatus: opts.toolStatus ?? {},
+      toolProgress: opts.toolProgress ?? {},
       tasks: opts.tasks ?? [],
       questions: opts.questions ?? [],
       subAgents: opts.subAgents ?? {},
@@ -406,11 +408,16 @@ describe('tool cards', () => {
       snap: snapshot('c1', {
         messages: [user('Go'), assistant(toolUse('t9', 'sleep', { ms: 5000 }), toolUse('t10', 'later', {}))],
         toolStatus: { t9: 'running' },
+        // A popup opened mid-call: the snapshot carries the latest progress.
+        toolProgress: { t9: { progress: 2, total: 5, message: 'Stage 2' } },
         run: run('running'),
       }),
     });
     const card = toolCard('sleep');
     await expect.element(card).toHaveAttribute('data-status', 'running');
+    await expect.element(card.getByTitle('Progress')).toHaveTextContent(/Stage 2.*2 of 5|2 of 5.*Stage 2/);
+    await client.emit({ type: 'tool_progress', id: 't9', progress: { progress: 3, total: 5, message: 'Stage 3' } });
+    await expect.element(card.getByTitle('Progress')).toHaveTextContent(/3 of 5/);
     await expect.element(card.getByRole('status')).toHaveTextContent('running');
     expect(card.element().querySelector('.result')).toBeNull();
     expect([...card.element().querySelectorAll('h2')].map((h) => h.textContent)).toEqual(['Arguments']);
@@ -419,6 +426,7 @@ describe('tool cards', () => {
 
     await client.emit({ type: 'tool_status', id: 't9', status: 'done' });
     await expect.element(card.getByRole('status')).toHaveTextContent('done');
+    expect(card.element().querySelector('[data-progress]')).toBeNull();
     await client.emit({ type: 'tool_status', id: 't10', status: 'running' });
     await expect.element(toolCard('later').getByRole('status')).toHaveTextContent('running');
 

@@ -8,10 +8,11 @@ import type { RunEvent } from '../../lib/contracts/run-events';
 import { defaultSettings, type Settings } from '../../lib/settings';
 import { FakeAnthropic, gate, text, toolCall } from '../harness/fake-anthropic';
 import { FakeOpenAI, text as openaiText } from '../harness/fake-openai';
-import { ToolRegistry } from '../../lib/tools/registry';
+import { defineTool, ToolRegistry } from '../../lib/tools/registry';
 import { taskTools } from '../../lib/tools/tasks';
 import { createModelClient } from '../../lib/agent/providers';
-import { summarizeTool, testRegistry, userText } from './helpers';
+import { STUB_FACTS, summarizeTool, testRegistry, userText } from './helpers';
+import * as v from 'valibot';
 
 const fake = new FakeAnthropic();
 beforeAll(() => fake.start());
@@ -407,6 +408,39 @@ describe('RunManager with the summary model on another provider', () => {
   beforeAll(() => openai.start());
   afterAll(() => openai.stop());
   beforeEach(() => openai.reset());
+
+  it('a running call\'s latest progress is in the snapshot (a popup opened mid-call shows it), and gone when it ends', async () => {
+    const store = await ConversationStore.open(`rm-${crypto.randomUUID()}`);
+    stores.push(store);
+    const settings: Settings = { ...defaultSettings(), apiKey: 'test-key', baseUrl: fake.url, model: 'fake-model', maxTokens: 1024 };
+    let finish!: () => void;
+    const finished = new Promise<void>((r) => (finish = r));
+    const reported = { done: false };
+    const slowTool = defineTool({
+      name: 'slow_job',
+      ...STUB_FACTS,
+      description: 'Reports progress, then waits (tests only).',
+      input: v.strictObject({}),
+      async run(_input, ctx) {
+        ctx.progress?.({ progress: 1, total: 3, message: 'Stage 1' });
+        reported.done = true;
+        await finished;
+        return 'finished';
+      },
+    });
+    const manager = new RunManager({ store, registry: new ToolRegistry([slowTool]), loadSettings: async () => settings, createClient: createAnthropicClient });
+    fake.script(toolCall('slow_job', {}), text('Done.'));
+    const id = await manager.send(undefined, 'Run the job');
+    await expect.poll(() => reported.done).toBe(true);
+    const during = (await manager.snapshot(id))!;
+    const [callId] = Object.keys(during.toolStatus);
+    expect(during.toolStatus[callId!]).toBe('running');
+    // The first report of a call goes out at once (later ones are throttled).
+    await expect.poll(async () => (await manager.snapshot(id))!.toolProgress[callId!]).toEqual({ progress: 1, total: 3, message: 'Stage 1' });
+    finish();
+    await manager.settled(id);
+    expect((await manager.snapshot(id))!.toolProgress).toEqual({});
+  });
 
   async function managerWith(overrides: Partial<Settings>) {
     const store = await ConversationStore.open(`rm-${crypto.randomUUID()}`);
