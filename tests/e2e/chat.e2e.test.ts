@@ -1,10 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launch, type BrowserName, type ExtensionBrowser } from '../harness/browsers';
+import type { BrowserName, ExtensionBrowser } from '../harness/browsers';
 import { FakeAnthropic, gate, text, toolCall } from '../harness/fake-anthropic';
 import { FixtureServer } from '../harness/fixture-server';
 import { PopupPage, setSettings } from '../harness/popup';
+import { sharedBrowser } from '../harness/shared-browser';
 import { createBuiltinRegistry } from '../../lib/tools';
 
 const browsers: BrowserName[] = ['chromium', 'firefox'];
@@ -20,14 +21,16 @@ describe.each(browsers)('popup chat in %s', (name) => {
 
   beforeAll(async () => {
     await Promise.all([fake.start(), fixtures.start()]);
-    ext = await launch(name);
-    popup = await PopupPage.open(ext);
-    await setSettings(popup.page, { apiKey: 'test-key', baseUrl: fake.url, model: 'fake-model' });
   });
-
   afterAll(async () => {
-    await ext?.close();
     await Promise.all([fake.stop(), fixtures.stop()]);
+  });
+  sharedBrowser(name, {
+    async onLaunch(e) {
+      ext = e;
+      popup = await PopupPage.open(ext);
+      await setSettings(popup.page, { apiKey: 'test-key', baseUrl: fake.url, model: 'fake-model' });
+    },
   });
 
   beforeEach(async () => {

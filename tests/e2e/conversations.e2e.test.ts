@@ -138,9 +138,12 @@ describe.each(browsers)('conversation export and import in %s', (name) => {
       const saved = path.join(dir, json.download);
       await fs.writeFile(saved, json.text);
       await upload(page, saved);
-      await page.waitForFunction(() => document.querySelector('[data-testid="conversations-notice"]')?.textContent === 'Imported 1: Summarise the fixture page', { polling: 100, timeout: 10_000 });
-      const copies = (await rows(page)).filter((r) => r.title === 'Summarise the fixture page');
-      expect(copies).toHaveLength(2);
+      // The rows, then the notice beside them (the page shows both at once).
+      const copies = await until(async () => {
+        const found = (await rows(page)).filter((r) => r.title === 'Summarise the fixture page');
+        return found.length === 2 ? found : undefined;
+      }, { what: 'the imported copy beside the original' });
+      expect(await page.$eval('[data-testid="conversations-notice"]', (el) => el.textContent)).toBe('Imported 1: Summarise the fixture page');
       const copy = copies.find((r) => r.id !== id)!;
       await click(page, `li[data-conversation="${copy.id}"] button.open`);
       await page.waitForSelector(`[data-testid="conversation-view"][data-conversation="${copy.id}"]`);
@@ -266,9 +269,12 @@ describe.each(browsers)('conversation export and import in %s', (name) => {
       const seed = path.join(dir, 'seed.json');
       await fs.writeFile(seed, JSON.stringify({ format: 'pagewright-conversation', version: 1, exportedAt: new Date().toISOString(), conversations }));
       await upload(page, seed);
-      await page.waitForFunction(() => document.querySelector('[data-testid="conversations-notice"]')?.textContent?.startsWith('Imported 300: Seeded 0, Seeded 1,'), { polling: 100, timeout: 30_000 });
-      const all = await rows(page);
-      expect(all.filter((r) => r.title.startsWith('Seeded '))).toHaveLength(300);
+      // The 300 rows, then the notice that came with them.
+      const all = await until(async () => {
+        const shown = await rows(page);
+        return shown.filter((r) => r.title.startsWith('Seeded ')).length === 300 ? shown : undefined;
+      }, { timeout: 30_000, what: 'the 300 imported rows' });
+      expect(await page.$eval('[data-testid="conversations-notice"]', (el) => el.textContent)).toMatch(/^Imported 300: Seeded 0, Seeded 1,/);
 
       // Text search: the one conversation that mentions it, with the words around it.
       // Timed in the page: one input event to the list showing the match, less the typing pause.

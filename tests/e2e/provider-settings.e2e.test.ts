@@ -8,7 +8,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launch, type BrowserName, type ExtensionBrowser } from '../harness/browsers';
+import type { BrowserName, ExtensionBrowser } from '../harness/browsers';
+import { sharedBrowser } from '../harness/shared-browser';
 import { apiKeyOf, FakeAnthropic, toolCall } from '../harness/fake-anthropic';
 import { bearerOf, FakeOpenAI, toolCall as openaiToolCall } from '../harness/fake-openai';
 
@@ -94,17 +95,21 @@ describe.each(browsers)('the model provider settings in %s', (name) => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
     await new Promise<void>((r) => closed.close(() => r()));
-    // One browser for every case of both kinds: a launch is the slow part.
-    ext = await launch(name);
-    options = await ext.open('options.html', { width: 900, height: 800 });
-    await options.waitForSelector('#provider');
   });
 
   afterAll(async () => {
-    await ext?.close();
     refusing.closeAllConnections();
     await new Promise<void>((r) => refusing.close(() => r()));
     await Promise.all([anthropic.stop(), openai.stop(), ollama.stop()]);
+  });
+
+  // One browser for every case of both kinds: a launch is the slow part.
+  sharedBrowser(name, {
+    async onLaunch(e) {
+      ext = e;
+      options = await ext.open('options.html', { width: 900, height: 800 });
+      await options.waitForSelector('#provider');
+    },
   });
 
   beforeEach(() => {
@@ -113,7 +118,8 @@ describe.each(browsers)('the model provider settings in %s', (name) => {
   });
 
   describe.each(kinds)('for $label', (kind) => {
-    beforeAll(async () => {
+    // Before each test, not once: a retry's fresh browser starts on the default provider.
+    beforeEach(async () => {
       await options.select('#provider', kind.provider);
     });
 

@@ -5,7 +5,8 @@
  * checks the wire too.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launch, type BrowserName, type ExtensionBrowser } from '../harness/browsers';
+import type { BrowserName, ExtensionBrowser } from '../harness/browsers';
+import { sharedBrowser } from '../harness/shared-browser';
 import { FakeAnthropic, gate, text as anthropicText, type Gate } from '../harness/fake-anthropic';
 import { FakeOpenAI, text as openaiText, toolCalls as openaiToolCalls } from '../harness/fake-openai';
 import { PopupPage, setSettings } from '../harness/popup';
@@ -94,12 +95,11 @@ describe.each(browsers)('providers in %s', (browserName) => {
 
     beforeAll(async () => {
       url = await kind.start();
-      ext = await launch(browserName);
     });
     afterAll(async () => {
-      await ext?.close();
       await kind.stop();
     });
+    sharedBrowser(browserName, { onLaunch: async (e) => void (ext = e) });
     beforeEach(async () => {
       kind.reset();
       if (popup && !popup.page.isClosed()) await popup.close().catch(() => {});

@@ -7,7 +7,8 @@
  */
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, type BrowserName, type ExtensionBrowser } from '../harness/browsers';
+import type { BrowserName, ExtensionBrowser } from '../harness/browsers';
+import { sharedBrowser } from '../harness/shared-browser';
 import { FakeAnthropic, text, toolCall } from '../harness/fake-anthropic';
 import { PopupPage, setSettings } from '../harness/popup';
 import { until } from '../harness/until';
@@ -85,16 +86,18 @@ describe.each(browsers)('the run log in %s', (name) => {
 
   beforeAll(async () => {
     await fake.start();
-    ext = await launch(name);
-    // The popup opens last, in front: headless Chromium lands no mouse clicks in a background
-    // tab, so the options page behind it is driven by DOM clicks.
-    options = await ext.open('options.html#run-log', { width: 1000, height: 900 });
-    popup = await PopupPage.open(ext);
   });
-
   afterAll(async () => {
-    await ext?.close();
     await fake.stop();
+  });
+  sharedBrowser(name, {
+    async onLaunch(e) {
+      ext = e;
+      // The popup opens last, in front: headless Chromium lands no mouse clicks in a background
+      // tab, so the options page behind it is driven by DOM clicks.
+      options = await ext.open('options.html#run-log', { width: 1000, height: 900 });
+      popup = await PopupPage.open(ext);
+    },
   });
 
   it('with the setting on, shows the run, its requests as the fake received them, and never the key', async () => {

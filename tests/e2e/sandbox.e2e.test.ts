@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SandboxEngine } from '../../lib/sandbox';
 import type { SandboxOutcome } from '../../lib/sandbox/types';
 import { launch, type BrowserName, type ExtensionBrowser } from '../harness/browsers';
+import { sharedBrowser } from '../harness/shared-browser';
 import { jsProbeBody } from '../harness/sandbox-probes';
 import { QUICKJS_OUT_OF_MEMORY } from '../../lib/sandbox/quickjs-runner';
 
@@ -87,13 +88,15 @@ describe.each(configs)('sandbox in $label', ({ browser: name, engine }) => {
 
   beforeAll(async () => {
     await server.start();
-    ext = await launch(name);
-    page = await ext.open('popup.html');
   });
-
   afterAll(async () => {
-    await ext?.close();
     await server.stop();
+  });
+  sharedBrowser(name, {
+    async onLaunch(e) {
+      ext = e;
+      page = await ext.open('popup.html');
+    },
   });
 
   beforeEach(() => {

@@ -1,6 +1,7 @@
 import type { Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, type BrowserName, type ExtensionBrowser } from '../harness/browsers';
+import type { BrowserName, ExtensionBrowser } from '../harness/browsers';
+import { sharedBrowser } from '../harness/shared-browser';
 import { apiKeyOf, FakeAnthropic, text } from '../harness/fake-anthropic';
 import { FixtureServer } from '../harness/fixture-server';
 import { PopupPage } from '../harness/popup';
@@ -28,14 +29,16 @@ describe.each(browsers)('management page settings in %s', (name) => {
 
   beforeAll(async () => {
     await Promise.all([fake.start(), fixtures.start()]);
-    ext = await launch(name);
-    options = await ext.open('options.html', { width: 900, height: 800 });
-    await options.waitForSelector('#apiKey');
   });
-
   afterAll(async () => {
-    await ext?.close();
     await Promise.all([fake.stop(), fixtures.stop()]);
+  });
+  sharedBrowser(name, {
+    async onLaunch(e) {
+      ext = e;
+      options = await ext.open('options.html', { width: 900, height: 800 });
+      await options.waitForSelector('#apiKey');
+    },
   });
 
   it('shows inline errors for an empty key and a bad URL, and saves nothing', async () => {

@@ -38,7 +38,21 @@ const CHROMIUM_ARGS = [
 
 /** `windowSize`: the browser window's size (bench:screenshot wants a 1280×800 page); else the browser's default. */
 export async function launch(name: BrowserName, windowSize?: { width: number; height: number }): Promise<ExtensionBrowser> {
-  return name === 'chromium' ? launchChromium(windowSize ? { windowSize } : {}) : launchFirefox(windowSize);
+  return name === 'chromium' ? launchChromium(windowSize ? { windowSize } : {}) : launchTwice('firefox', () => launchFirefox(windowSize));
+}
+
+/**
+ * A browser that does not come up (no extension worker within 20 s, a pipe closed at start) is
+ * launched once more: a loaded machine's slow start is not what any test checks, and a failed
+ * launch in a beforeAll would fail every test of the describe with no retry. Said in the log.
+ */
+async function launchTwice(name: BrowserName, start: () => Promise<ExtensionBrowser>): Promise<ExtensionBrowser> {
+  try {
+    return await start();
+  } catch (e) {
+    console.log(`e2e: ${name} did not start (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); launching it again`);
+    return start();
+  }
 }
 
 /**
@@ -47,12 +61,18 @@ export async function launch(name: BrowserName, windowSize?: { width: number; he
  * chrome://extensions' Developer mode, without which Chromium disables an unpacked extension
  * that reloads itself (as `wxt dev` makes it do).
  */
-export async function launchChromium({
-  lang = 'en',
-  extension = CHROME_BUILD,
-  developerMode = false,
-  windowSize,
-}: { lang?: string; extension?: string; developerMode?: boolean; windowSize?: { width: number; height: number } } = {}): Promise<ExtensionBrowser> {
+export function launchChromium(options: ChromiumOptions = {}): Promise<ExtensionBrowser> {
+  return launchTwice('chromium', () => startChromium(options));
+}
+
+interface ChromiumOptions {
+  lang?: string;
+  extension?: string;
+  developerMode?: boolean;
+  windowSize?: { width: number; height: number };
+}
+
+async function startChromium({ lang = 'en', extension = CHROME_BUILD, developerMode = false, windowSize }: ChromiumOptions): Promise<ExtensionBrowser> {
   const browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { launch, type BrowserName, type ExtensionBrowser } from './browsers';
+import type { BrowserName, ExtensionBrowser } from './browsers';
 import { FakeAnthropic, lastToolResult, text, toolCall } from './fake-anthropic';
 import { FixtureServer } from './fixture-server';
 import type { Page } from 'puppeteer-core';
 import { PopupPage, setPermissions, setSettings, TEST_PERMISSIONS } from './popup';
+import { sharedBrowser, type SharedBrowser } from './shared-browser';
 import { until } from './until';
 
 export interface TabInfo {
@@ -19,6 +20,9 @@ export interface AgentSession {
   readonly fixtures: FixtureServer;
   readonly ext: ExtensionBrowser;
   readonly popup: PopupPage;
+  /** What earlier tests of the describe would leave, made once per browser (see sharedBrowser). */
+  once: SharedBrowser['once'];
+  made: SharedBrowser['made'];
   /** The test's own hands open a tab (not the agent's) and wait for it to load (and for `title`, when given). */
   openTab(path: string, title?: string): Promise<number>;
   /**
@@ -40,8 +44,8 @@ export interface AgentSession {
 
 /**
  * The set-up every tool e2e shares, registered as vitest hooks inside a describe: a fake model,
- * the fixture server and the browser for the whole describe; before each test a fresh popup with
- * these settings and a new chat.
+ * the fixture server and the browser for the whole describe (a fresh one for a retried test:
+ * sharedBrowser); before each test a fresh popup with these settings and a new chat.
  */
 export function agentSession(
   name: BrowserName,
@@ -51,22 +55,22 @@ export function agentSession(
   fake = new FakeAnthropic(),
 ): AgentSession {
   const fixtures = new FixtureServer();
-  let ext: ExtensionBrowser | undefined;
   let popup: PopupPage | undefined;
   let runs = 0;
 
+  // Registered first: the servers are up before the browser, and stop after it has closed.
   beforeAll(async () => {
     await Promise.all([fake.start(), fixtures.start()]);
-    ext = await launch(name);
   });
   afterAll(async () => {
-    await ext?.close();
     await Promise.all([fake.stop(), fixtures.stop()]);
   });
+  const shared = sharedBrowser(name);
+  const ext = () => shared.ext;
   beforeEach(async () => {
     fake.reset();
     if (popup && !popup.page.isClosed()) await popup.close().catch(() => {});
-    popup = await PopupPage.open(ext!);
+    popup = await PopupPage.open(ext());
     await setSettings(popup.page, { apiKey: 'test-key', baseUrl: fake.url, ...settings });
     await setPermissions(popup.page, permissions);
     await popup.newChat();
@@ -76,8 +80,10 @@ export function agentSession(
     fake,
     fixtures,
     get ext() {
-      return ext!;
+      return ext();
     },
+    once: (key, setup) => shared.once(key, setup),
+    made: (key, value) => shared.made(key, value),
     get popup() {
       return popup!;
     },
@@ -96,7 +102,7 @@ export function agentSession(
     },
     async openRestrictedTab() {
       const url = name === 'chromium' ? 'chrome://version/' : 'about:robots';
-      const other = await ext!.browser.newPage();
+      const other = await ext().browser.newPage();
       void other.goto(url).catch(() => {});
       const { id } = await until(async () => (await session.tabs()).find((t) => t.url === url && t.status === 'complete'), {
         timeout: 10_000,
@@ -111,7 +117,7 @@ export function agentSession(
       });
     },
     pageShowing(url) {
-      return until(async () => (await ext!.browser.pages()).find((p) => p.url() === url), { timeout: 10_000, what: `a page showing ${url}` });
+      return until(async () => (await ext().browser.pages()).find((p) => p.url() === url), { timeout: 10_000, what: `a page showing ${url}` });
     },
     // Each run ends with its own text: waiting for "All done." would find the previous run's answer.
     async agentRuns(calls, finalText = `All done (${++runs}).`) {
