@@ -18,6 +18,10 @@ export default defineConfig({
           environment: 'node',
           include: ['tests/unit/**/*.test.ts'],
           benchmark: { include: ['tests/bench/**/*.bench.ts'] },
+          // A hang still fails; a 200 MB data URL or a 10 MB MCP image that takes 1 s idle takes
+          // 6 s beside a build and browsers on 2 cores, and 5 s (vitest's default) failed it.
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
         },
       },
       {
@@ -28,6 +32,7 @@ export default defineConfig({
           name: 'component',
           include: ['tests/component/**/*.test.ts'],
           setupFiles: ['tests/component/setup.ts'],
+          testTimeout: 30_000,
           // expect.element retries for a second by default: too short for a form that re-renders
           // on each keystroke while the unit project takes the other core.
           expect: { poll: { timeout: 5_000 } },
