@@ -148,7 +148,7 @@ export const SettingsObject = v.object({
   toolbarOpens: v.picklist(TOOLBAR_OPENS, 'settings_error_toolbar_opens'),
   /**
    * Settings → Advanced (Chrome): page_action sends input through the DevTools protocol
-   * (chrome.debugger, an optional permission asked for when this is turned on) for sites that
+   * (chrome.debugger: a required permission, since Chrome refuses "debugger" among optional ones — see wxt.config.ts) for sites that
    * ignore synthetic events. Off: synthetic events, as in Firefox.
    */
   trustedInput: v.boolean('settings_error_boolean'),
