@@ -22,15 +22,17 @@ function withoutFences(text: string): string[] {
   let fence: { char: string; length: number } | undefined;
   return lines.map((line) => {
     const m = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
+    const marks = m?.[1] ?? '';
+    const info = m?.[2] ?? '';
     if (!fence) {
       // A backtick fence's info string may not contain a backtick.
-      if (m && !(m[1][0] === '`' && m[2].includes('`'))) {
-        fence = { char: m[1][0], length: m[1].length };
+      if (m && !(marks[0] === '`' && info.includes('`'))) {
+        fence = { char: marks.charAt(0), length: marks.length };
         return '';
       }
       return line;
     }
-    if (m && m[1][0] === fence.char && m[1].length >= fence.length && m[2].trim() === '') fence = undefined;
+    if (m && marks[0] === fence.char && marks.length >= fence.length && info.trim() === '') fence = undefined;
     return '';
   });
 }
@@ -64,7 +66,7 @@ function blankCode(line: string): string {
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
 function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
-    if (name[0] === '#') return String.fromCodePoint(name[1].toLowerCase() === 'x' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10));
+    if (name[0] === '#') return String.fromCodePoint(name.charAt(1).toLowerCase() === 'x' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10));
     return ENTITIES[name.toLowerCase()] ?? whole;
   });
 }
@@ -128,11 +130,11 @@ export function anchorsOf(text: string): Set<string> {
     const atx = /^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/.exec(line);
     if (atx) headings.push(headingText(atx[1] ?? ''));
     else if (/^ {0,3}(=+|-+)[ \t]*$/.test(line) && i > 0) {
-      const prev = lines[i - 1];
+      const prev = lines[i - 1] ?? '';
       const paragraph = prev.trim() !== '' && !/^ {0,3}(#|>|[-*+] |\d+[.)] |\||<)/.test(prev) && !/^ {0,3}(=+|-+)[ \t]*$/.test(prev);
-      if (paragraph && (i < 2 || lines[i - 2].trim() === '')) headings.push(headingText(prev));
+      if (paragraph && (i < 2 || (lines[i - 2] ?? '').trim() === '')) headings.push(headingText(prev));
     }
-    for (const m of blankCode(line).matchAll(/<a\s[^>]*?\b(?:id|name)\s*=\s*["']([^"']+)["']/gi)) explicit.push(m[1]);
+    for (const m of blankCode(line).matchAll(/<a\s[^>]*?\b(?:id|name)\s*=\s*["']([^"']+)["']/gi)) explicit.push(m[1] ?? '');
   });
   return new Set([...uniqueSlugs(headings), ...explicit]);
 }
@@ -149,10 +151,10 @@ export function linksOf(text: string): Link[] {
     const line = blankCode(raw);
     const add = (target: string) => links.push({ line: i + 1, target: target.trim() });
     // [text](dest "title") and ![alt](dest): the text may hold one level of brackets (an image in a link).
-    for (const m of line.matchAll(/\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+("[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/g)) add(m[1].replace(/^<|>$/g, ''));
+    for (const m of line.matchAll(/\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+("[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/g)) add((m[1] ?? '').replace(/^<|>$/g, ''));
     const def = /^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)/.exec(line);
-    if (def) add(def[1].replace(/^<|>$/g, ''));
-    for (const m of line.matchAll(/<(?:a|img)\s[^>]*?\b(?:href|src)\s*=\s*("[^"]*"|'[^']*')/gi)) add(m[1].slice(1, -1));
+    if (def) add((def[1] ?? '').replace(/^<|>$/g, ''));
+    for (const m of line.matchAll(/<(?:a|img)\s[^>]*?\b(?:href|src)\s*=\s*("[^"]*"|'[^']*')/gi)) add((m[1] ?? '').slice(1, -1));
   });
   return links;
 }
@@ -182,7 +184,7 @@ export function brokenLinks(file: string, repo: Repo): string[] {
     const anchor = hash < 0 ? undefined : target.slice(hash + 1);
     let decoded: string;
     try {
-      decoded = decodeURIComponent(pathPart.split('?')[0]);
+      decoded = decodeURIComponent(pathPart.split('?')[0] ?? '');
     } catch {
       problems.push(`${where}: the path is not valid URL encoding`);
       continue;
@@ -230,8 +232,9 @@ function memoryRepo(files: Record<string, string>): Repo {
   return {
     exists: (rel) => rel in files || folders.has(rel),
     read: (rel) => {
-      if (!(rel in files)) throw new Error(`no ${rel}`);
-      return files[rel];
+      const text = files[rel];
+      if (text === undefined) throw new Error(`no ${rel}`);
+      return text;
     },
   };
 }
