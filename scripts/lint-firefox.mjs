@@ -2,7 +2,7 @@
 /**
  * Mozilla's addons-linter (the checks AMO runs on every upload) over the Firefox build.
  * Its own report lists every warning with its full description, which buries an error among
- * the dozens of known warnings from bundled libraries (README: "Store readiness"). This prints
+ * the dozens of known warnings from bundled libraries (docs/development.md: "Store readiness"). This prints
  * each error in full, the warnings one line per code, and exits 1 on any error.
  *
  *   node scripts/lint-firefox.mjs [dir]     (default .output/firefox-mv2; build it first)
@@ -68,5 +68,5 @@ for (const kind of ['warnings', 'notices']) {
 }
 
 const { errors, warnings, notices } = report.summary;
-console.log(`\nlint:firefox: ${errors} errors, ${warnings} warnings, ${notices} notices${warnings ? ' (README, "Store readiness", says which are expected)' : ''}`);
+console.log(`\nlint:firefox: ${errors} errors, ${warnings} warnings, ${notices} notices${warnings ? ' (docs/development.md, "Store readiness", says which are expected)' : ''}`);
 process.exit(errors > 0 ? 1 : 0);

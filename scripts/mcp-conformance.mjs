@@ -4,7 +4,7 @@
  * each scenario starts a plain node process, not a TypeScript loader). Scenarios run a few at a
  * time (the suite's own --suite runs all at once, too many processes for a small machine);
  * results go to a temp dir, never the repo. Prints `conformance: N/M scenarios passed` and exits
- * non-zero when a scenario fails that is not listed in NOT_APPLICABLE (README, "MCP conformance",
+ * non-zero when a scenario fails that is not listed in NOT_APPLICABLE (docs/development.md, "MCP conformance",
  * says why each listed one does not apply to a browser extension), or a listed one passes.
  * Run: npm run test:mcp [-- --verbose] [-- scenario-name ...]
  */
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
-/** Client scenarios that do not apply to a browser extension; README says why. */
+/** Client scenarios that do not apply to a browser extension; docs/development.md says why. */
 const NOT_APPLICABLE = new Map([
   ['auth/basic-cimd', 'a URL client id needs a client metadata document hosted at an https address Pagewright owns; it has none, so it registers dynamically (the scenario\'s checks all pass; its one warning fails it)'],
   ['auth/client-credentials-jwt', 'client_credentials with a signed JWT is machine-to-machine: no user, a private key held by the client'],

@@ -139,7 +139,7 @@ export class ConversationStore {
   /**
    * Conversations whose title or text (what the user and the assistant wrote, not tool results)
    * contains `query`, case-insensitively; newest first. One pass over every message: fine for
-   * hundreds of conversations (the README gives the figures), and an index would cost every write.
+   * hundreds of conversations (docs/guide/conversations.md gives the figures), and an index would cost every write.
    */
   async search(query: string, limit = 500): Promise<ConversationMatch[]> {
     const needle = query.trim().toLocaleLowerCase();

@@ -149,7 +149,7 @@ const OFTEN_UNIQUE_TAGS = new Set(['main', 'nav', 'header', 'footer', 'aside', '
  * The attribute the reader stamps on an element that has no short selector of its own, so that
  * `[pw="17"]` names it: a six-token handle instead of a structural chain that cost dozens
  * (`#full-header > div > div > header > … > li:nth-of-type(1) > a`). It is the only thing reading
- * a page leaves on it (README, "What reading a page leaves behind"). A re-render that replaces the
+ * a page leaves on it (docs/reference/tools.md, "What reading a page leaves behind"). A re-render that replaces the
  * element drops the stamp with it: the selector then matches nothing, and the model reads again.
  */
 export const STAMP_ATTR = 'pw';

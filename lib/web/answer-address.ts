@@ -87,7 +87,7 @@ export type AnswerProblem =
  *   may resolve anywhere; an IP literal host is the address connected to, which the URL check
  *   already judged;
  * - through a proxy the ip is the proxy's and says nothing about the site: accepted (Firefox
- *   resolved the first host itself before sending; see README, "Local network").
+ *   resolved the first host itself before sending; see docs/reference/tools.md, "Local network").
  * A chain still pending is unverified too, and so is no chain at all (the events were missed)
  * unless `finalUrl`, where fetch() says the answer came from, is an IP literal.
  */

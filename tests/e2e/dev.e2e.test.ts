@@ -1,5 +1,5 @@
 /**
- * The `wxt dev` session README's "Development with `wxt dev`" describes, in Chromium: in a copy of
+ * The `wxt dev` session docs/development.md's "Development with `wxt dev`" describes, in Chromium: in a copy of
  * the project (the checkout is never touched), an edit to a popup component shows in the open
  * popup without reloading it, and an edit to the background reloads the extension, which then
  * answers in the chat again. Both times are printed.

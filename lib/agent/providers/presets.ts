@@ -14,7 +14,7 @@
  * - MiniMax documents ANTHROPIC_API_KEY and its model list with `X-Api-Key`: `x-api-key`.
  * - Zhipu documents no model list for its Anthropic endpoint: the model is typed.
  * - Vercel AI Gateway (https://ai-gateway.vercel.sh, Anthropic Messages, x-api-key or Bearer) is
- *   not a preset: "Other — Anthropic-compatible" reaches it (README, Providers).
+ *   not a preset: "Other — Anthropic-compatible" reaches it (docs/guide/providers.md).
  */
 import type { ApiKind, AuthHeader } from '../model';
 import { isProviderId, PROVIDER_IDS, type ProviderId } from './provider-ids';
