@@ -15,7 +15,7 @@ import { copyProject, startWxtDev, type WxtDev } from '../harness/wxt-dev';
 
 // A component the popup renders (lib/ui/chat/Chat.svelte) and the background's own entrypoint.
 const POPUP_COMPONENT = 'lib/ui/chat/Composer.svelte';
-const BACKGROUND = 'entrypoints/background/index.ts';
+const BACKGROUND = 'entrypoints/background.ts';
 
 declare global {
   interface Window {

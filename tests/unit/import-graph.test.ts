@@ -1,7 +1,9 @@
 /**
  * The import graph of lib/ and entrypoints/ has no cycle, and the layers keep their places:
  * contracts at the bottom import nothing above them; the UI, the protocol and the browser
- * adapters never reach into the agent's or the tools' internals. Read with TypeScript's own
+ * adapters never reach into the agent's or the tools' internals; lib/background, the wiring of the
+ * services for the background context, sits on top: only entrypoints/background.ts (and
+ * lib/background itself) imports it. Read with TypeScript's own
  * pre-processor (imports and re-exports, type-only ones too: a type cycle still ties two
  * modules together for a reader).
  */
@@ -76,6 +78,19 @@ export function cycles(graph: Map<string, string[]>): string[][] {
   return out;
 }
 
+/** The background's own entrypoint: the one file outside lib/background that may import it. */
+const BACKGROUND_ENTRY = 'entrypoints/background.ts';
+
+/**
+ * Imports of lib/background (the top layer: the services, the protocol's handlers and the
+ * run-events port wired for the background context) from anywhere but lib/background itself and
+ * the background's entrypoint. A UI page importing it would build a second run manager in its
+ * own context; another lib/ module importing it would turn the layering upside down.
+ */
+export function backgroundLayerViolations(graph: Map<string, string[]>): string[] {
+  const top = (f: string) => f.startsWith('lib/background/');
+  return [...graph].flatMap(([file, deps]) => (top(file) || file === BACKGROUND_ENTRY ? [] : deps.filter(top).map((d) => `${file} → ${d}`)));
+}
 
 /** The provider presets: data the settings schema and the UI read without the agent's machinery. */
 const PROVIDER_DATA = ['lib/agent/providers/provider-ids.ts', 'lib/agent/providers/presets.ts'];
@@ -120,6 +135,29 @@ describe('the import graph', () => {
     for (const file of PROVIDER_DATA) {
       expect(graph.get(file)?.filter((d) => !PROVIDER_DATA.includes(d) && d !== 'lib/agent/model.ts'), file).toEqual([]);
     }
+  });
+
+  it('keeps lib/background on top: only entrypoints/background.ts and lib/background import it', () => {
+    expect(backgroundLayerViolations(graph)).toEqual([]);
+    // The layer is there to be guarded: the entrypoint wires it.
+    expect(graph.get(BACKGROUND_ENTRY)?.some((d) => d.startsWith('lib/background/'))).toBe(true);
+  });
+
+  it('finds an import of lib/background from below or from another entrypoint (the check itself works)', () => {
+    const g = new Map([
+      [BACKGROUND_ENTRY, ['lib/background/services.ts', 'lib/browser/index.ts']],
+      ['lib/background/services.ts', ['lib/background/run-log.ts', 'lib/agent/run-manager.ts']],
+      ['lib/background/run-log.ts', ['lib/agent/model.ts']],
+      ['lib/ui/chat/Chat.svelte', ['lib/background/messages.ts']],
+      ['lib/agent/run-manager.ts', ['lib/background/run-log.ts']],
+      ['entrypoints/popup/main.ts', ['lib/background/services.ts', 'lib/ui/chat/Chat.svelte']],
+      ['lib/backgrounds.ts', []],
+    ]);
+    expect(backgroundLayerViolations(g)).toEqual([
+      'lib/ui/chat/Chat.svelte → lib/background/messages.ts',
+      'lib/agent/run-manager.ts → lib/background/run-log.ts',
+      'entrypoints/popup/main.ts → lib/background/services.ts',
+    ]);
   });
 
   it('keeps the UI, the protocol and the browser adapters out of the agent and the tools', () => {

@@ -14,7 +14,7 @@ import { createOpenAIChatClient } from '../../lib/agent/providers/openai-chat';
 import { isLocalUrl } from '../../lib/agent/providers/hosts';
 import { modelListUrl, PROVIDER_IDS, PROVIDER_PRESETS, PRESETS_CHECKED } from '../../lib/agent/providers/presets';
 import { listModels, problemOf, testEndpoint, TEST_TOOL } from '../../lib/agent/providers/probe';
-import { listProviderModels, testProvider } from '../../entrypoints/background/provider-probe';
+import { listProviderModels, testProvider } from '../../lib/background/provider-probe';
 import { apiKeyOf, FakeAnthropic, text, toolCall } from '../harness/fake-anthropic';
 import { FakeOpenAI, text as openaiText, toolCall as openaiToolCall } from '../harness/fake-openai';
 

@@ -6,7 +6,7 @@
  */
 import 'fake-indexeddb/auto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLoggedClient } from '../../entrypoints/background/run-log';
+import { createLoggedClient } from '../../lib/background/run-log';
 import { ConversationStore } from '../../lib/agent/conversation-store';
 import type { ModelClient, ModelRequest } from '../../lib/agent/model';
 import { createAnthropicClient } from '../../lib/agent/providers/anthropic-messages';

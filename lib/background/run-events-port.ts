@@ -3,8 +3,8 @@
  * and gets its snapshot, then every run event, until it detaches or closes.
  */
 import { browser, type Browser } from 'wxt/browser';
-import type { RunManager } from '../../lib/agent/run-manager';
-import { RUN_EVENTS_PORT, type PortEvent, type PortRequest } from '../../lib/protocol';
+import type { RunManager } from '../agent/run-manager';
+import { RUN_EVENTS_PORT, type PortEvent, type PortRequest } from '../protocol';
 
 export function serveRunEventPorts(runsReady: Promise<RunManager>): void {
   browser.runtime.onConnect.addListener((port: Browser.runtime.Port) => {

@@ -4,9 +4,9 @@
  * before a run reads them, so a run started right after saving never races the change event.
  */
 import { browser } from 'wxt/browser';
-import { localOriginTargets } from '../../lib/agent/providers/local-origin';
-import type { LocalOriginAdapter } from '../../lib/browser/local-origin';
-import { migrateSettings, SETTINGS_STORAGE_KEY, type Settings } from '../../lib/settings';
+import { localOriginTargets } from '../agent/providers/local-origin';
+import type { LocalOriginAdapter } from '../browser/local-origin';
+import { migrateSettings, SETTINGS_STORAGE_KEY, type Settings } from '../settings';
 
 export interface LocalOriginSync {
   /** Resolves once the rules fit `settings` (at once when they already do). */

@@ -2,12 +2,12 @@
  * The run log's wiring: each run's model client is wrapped to record when Settings → Advanced →
  * Run log is on at the run's start (read once per run, so a run is recorded whole or not at all).
  */
-import type { ModelClient, ModelEndpoint } from '../../lib/agent/model';
-import { createModelClient } from '../../lib/agent/providers';
-import { makeRedactor, redactUrl, settingsSecrets } from '../../lib/agent/redact';
-import { recordingClient, type RunRecorder } from '../../lib/agent/run-log';
-import type { Settings } from '../../lib/settings';
-import type { RunLogStore } from '../../lib/storage/run-log-store';
+import type { ModelClient, ModelEndpoint } from '../agent/model';
+import { createModelClient } from '../agent/providers';
+import { makeRedactor, redactUrl, settingsSecrets } from '../agent/redact';
+import { recordingClient, type RunRecorder } from '../agent/run-log';
+import type { Settings } from '../settings';
+import type { RunLogStore } from '../storage/run-log-store';
 
 export interface RunLogWiring {
   log: Promise<RunLogStore | undefined>;

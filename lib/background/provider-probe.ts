@@ -4,10 +4,10 @@
  * lib/agent/providers/probe.ts does the rest.
  */
 import * as v from 'valibot';
-import { createModelClient } from '../../lib/agent/providers';
-import { PROVIDER_PRESETS, type ModelListResult, type ProbeProblem, type TestResult } from '../../lib/agent/providers/presets';
-import { endpointOf, listModels, ProviderFormSchema, testEndpoint, type ProviderForm } from '../../lib/agent/providers/probe';
-import { originFixFor } from '../../lib/agent/providers/local-origin';
+import { createModelClient } from '../agent/providers';
+import { PROVIDER_PRESETS, type ModelListResult, type ProbeProblem, type TestResult } from '../agent/providers/presets';
+import { endpointOf, listModels, ProviderFormSchema, testEndpoint, type ProviderForm } from '../agent/providers/probe';
+import { originFixFor } from '../agent/providers/local-origin';
 
 /**
  * Runs a probe with the Origin fix for the form's URL in place (where it is one that gets the

@@ -2,21 +2,21 @@
  * The background's long-lived parts, built once: the conversation store and the run manager
  * (after the store opens, so a woken service worker's first message waits for it), the skills.
  */
-import { ConversationStore } from '../../lib/agent/conversation-store';
-import { RunManager } from '../../lib/agent/run-manager';
-import type { BrowserAdapters } from '../../lib/browser';
-import { browserSkillStore } from '../../lib/skills/browser-store';
-import { fitToolImage } from '../../lib/browser/screenshot';
-import { McpServerSessions } from '../../lib/skills/mcp-servers';
-import { storageSignInStore, webAuthWindow } from '../../lib/browser/web-auth';
-import { storeProposals } from '../../lib/skills/proposals';
-import { createSkillRuntime, type SkillRuntime } from '../../lib/skills/runtime';
-import { ActivityLog } from '../../lib/policy/activity-log';
-import { browserPermissions } from '../../lib/storage/permissions-store';
-import { RunLogStore } from '../../lib/storage/run-log-store';
-import { loadSettings } from '../../lib/storage/settings-store';
-import { createBuiltinRegistry } from '../../lib/tools';
-import { openWorkspace } from '../../lib/workspace';
+import { ConversationStore } from '../agent/conversation-store';
+import { RunManager } from '../agent/run-manager';
+import type { BrowserAdapters } from '../browser';
+import { browserSkillStore } from '../skills/browser-store';
+import { fitToolImage } from '../browser/screenshot';
+import { McpServerSessions } from '../skills/mcp-servers';
+import { storageSignInStore, webAuthWindow } from '../browser/web-auth';
+import { storeProposals } from '../skills/proposals';
+import { createSkillRuntime, type SkillRuntime } from '../skills/runtime';
+import { ActivityLog } from '../policy/activity-log';
+import { browserPermissions } from '../storage/permissions-store';
+import { RunLogStore } from '../storage/run-log-store';
+import { loadSettings } from '../storage/settings-store';
+import { createBuiltinRegistry } from '../tools';
+import { openWorkspace } from '../workspace';
 import { syncLocalOriginRules, type LocalOriginSync } from './local-origin';
 import { createLoggedClient } from './run-log';
 

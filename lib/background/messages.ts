@@ -1,12 +1,12 @@
 /** The background's side of lib/protocol.ts: one handler per request the UI pages make. */
-import { exportAllPart, exportFile, parseImport } from '../../lib/agent/conversation-export';
-import type { ConversationSummary } from '../../lib/contracts/conversation';
-import { errorMessage } from '../../lib/errors';
-import { t } from '../../lib/i18n';
-import { onMessage } from '../../lib/protocol';
-import { runSearch, SEARCH_TEST_QUERY } from '../../lib/search-engines/run';
-import { migrateSettings } from '../../lib/settings';
-import { FETCH_TIMEOUT_MS } from '../../lib/web/request';
+import { exportAllPart, exportFile, parseImport } from '../agent/conversation-export';
+import type { ConversationSummary } from '../contracts/conversation';
+import { errorMessage } from '../errors';
+import { t } from '../i18n';
+import { onMessage } from '../protocol';
+import { runSearch, SEARCH_TEST_QUERY } from '../search-engines/run';
+import { migrateSettings } from '../settings';
+import { FETCH_TIMEOUT_MS } from '../web/request';
 import { listProviderModels, testProvider } from './provider-probe';
 import type { BackgroundServices } from './services';
 
