@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
@@ -5,6 +6,14 @@ import { WxtVitest } from 'wxt/testing';
 import { RetryReporter } from './tests/harness/retry-reporter.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * e2e files at once: each is a browser's process tree beside the fakes and servers it starts, and
+ * about one core's worth of work while it runs. One file per two cores: a 2-core machine (CI's)
+ * runs them one at a time, as the suite's timed steps were measured; a 4-core one two at a time.
+ * PAGEWRIGHT_E2E_WORKERS sets it.
+ */
+const E2E_WORKERS = Number(process.env.PAGEWRIGHT_E2E_WORKERS) || Math.max(1, Math.floor(os.availableParallelism() / 2));
 
 export default defineConfig({
   test: {
@@ -56,7 +65,8 @@ export default defineConfig({
           include: ['tests/e2e/**/*.e2e.test.ts'],
           testTimeout: 90_000,
           hookTimeout: 90_000,
-          fileParallelism: false,
+          fileParallelism: E2E_WORKERS > 1,
+          maxWorkers: E2E_WORKERS,
           // A browser is a whole process tree: retrying a flaky launch is cheaper than a red CI.
           // Never silently: RetryReporter names every retried test, and fails CI on one.
           retry: 1,
