@@ -5,6 +5,8 @@ interface Retried {
   name: string;
   retries: number;
   passed: boolean;
+  /** What the failed attempts met: a flaky test's cause is otherwise never printed. */
+  errors: string[];
 }
 
 /**
@@ -39,7 +41,12 @@ export class RetryReporter implements Reporter {
     if (test.project.name !== this.project) return;
     this.e2eTests++;
     const retries = test.diagnostic()?.retryCount ?? 0;
-    if (retries > 0) this.retried.push({ file: test.module.relativeModuleId, name: test.fullName, retries, passed: test.result().state === 'passed' });
+    if (retries > 0) {
+      const result = test.result();
+      // A test that passed on its retry keeps its earlier attempts' errors (vitest's TestResultPassed).
+      const errors = (result.state === 'passed' || result.state === 'failed' ? (result.errors ?? []) : []).map((e) => firstLine(e.message ?? String(e)));
+      this.retried.push({ file: test.module.relativeModuleId, name: test.fullName, retries, passed: result.state === 'passed', errors });
+    }
   }
 
   onTestRunEnd(_modules: ReadonlyArray<TestModule>) {
@@ -53,6 +60,7 @@ export class RetryReporter implements Reporter {
     log(`\n==== e2e retries: ${this.retried.length} test(s) needed a retry ====`);
     for (const r of this.retried) {
       log(`  ${r.passed ? 'FLAKY (passed on retry)' : 'FAILED (every attempt)'}  ${r.file} > ${r.name}  [${r.retries} ${r.retries === 1 ? 'retry' : 'retries'}]`);
+      for (const e of r.errors) log(`      met: ${e}`);
     }
     log('==== end of e2e retries ====');
     const flaky = this.retried.filter((r) => r.passed);
@@ -61,6 +69,11 @@ export class RetryReporter implements Reporter {
       process.exitCode = 1;
     }
   }
+}
+
+function firstLine(message: string): string {
+  const line = message.split('\n', 1)[0]!;
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
 export function failOnRetry(env: NodeJS.ProcessEnv): boolean {
