@@ -451,7 +451,8 @@ describe.each(browsers)('long replies and long conversations in %s', (name) => {
   }
 
   it('Stop in the middle of a huge paragraph keeps on screen the text that arrived, as stored', async () => {
-    const paragraph = 'lorem ipsum '.repeat(16_000);
+    // One paragraph of 240 lines of "lorem ipsum" (single newlines: soft breaks).
+    const paragraph = `${'lorem ipsum '.repeat(66).trim()}\n`.repeat(240);
     const chunk = 2048;
     // message_start, content_block_start, then 60 deltas: 122,880 characters arrive, then nothing.
     const paused = gate();
