@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { render } from 'vitest-browser-svelte';
 import Markdown from '../../lib/ui/chat/Markdown.svelte';
 import { lexMarkdown, renderMarkdown, renderTokens } from '../../lib/ui/markdown';
-import { IncrementalMarkdown } from '../../lib/ui/markdown-blocks';
+import { IncrementalMarkdown, PLAIN_BEYOND } from '../../lib/ui/markdown-blocks';
 import { FrameTask } from '../../lib/ui/frame-budget';
 
 const engine = { lex: lexMarkdown, render: renderTokens };
@@ -162,15 +162,32 @@ describe('IncrementalMarkdown', () => {
     expect(shown(md)).toBe(whole(text));
   });
 
-  test('a single block longer than the lexing window (a 100 KB code fence) still renders whole', () => {
-    const text = 'Intro.\n\n```\n' + 'x = 1\n\n'.repeat(15_000) + '```\n\nAfter.\n';
+  test('a single block longer than the lexing window renders whole', () => {
+    const text = 'Intro.\n\n```\n' + 'x = 1\n\n'.repeat(1_500) + '```\n\nAfter.\n';
+    expect(text.length).toBeLessThan(PLAIN_BEYOND);
     const md = new IncrementalMarkdown(engine);
     md.update(text);
     expect(shown(md)).toBe(whole(text));
     expect(md.chunks.length).toBeGreaterThan(0);
   });
-});
 
+  test('a block past PLAIN_BEYOND (a 100 KB code fence) is shown as its text, in pieces, and Markdown resumes after it', () => {
+    const code = 'x = 1 < 2 && "<b>"\n\n'.repeat(5_000);
+    const text = 'Intro.\n\n```py\n' + code + '```\n\nAfter **that**.\n';
+    const md = new IncrementalMarkdown(engine);
+    md.update(text);
+    const pieces = md.chunks.filter((c) => c.plain);
+    expect(pieces.length).toBeGreaterThan(5);
+    expect(pieces.every((c) => c.plain === 'code')).toBe(true);
+    // Escaped text, nothing rendered: the code's own characters, without its fences.
+    const tpl = window.document.createElement('template');
+    tpl.innerHTML = pieces.map((c) => `<div>${c.html}</div>`).join('');
+    expect(tpl.content.querySelector('b')).toBeNull();
+    expect(tpl.content.textContent).toBe(code);
+    expect(normal(md.chunks[0]!.html)).toBe(whole('Intro.\n'));
+    expect(shown(md)).toContain('<p>After <strong>that</strong>.</p>');
+  });
+});
 /** The rendered DOM without Svelte's anchors and the chunks' boxes, as HTML. */
 function domHtml(el: Element): string {
   const copy = el.cloneNode(true) as Element;
@@ -195,6 +212,35 @@ describe('Markdown component, streamed', () => {
     }
     const md = screen.container.querySelector('.md')!;
     await expect.poll(() => domHtml(md)).toBe(htmlOf(text));
+  });
+
+  test('a huge paragraph (issue 31) shows while it streams, as its text, and whole once it ends', async () => {
+    const text = `${'lorem ipsum '.repeat(16_000)}THE-END`;
+    const screen = await render(Markdown, { text: '' });
+    const md = screen.container.querySelector('.md')!;
+    // 2 KB deltas, a frame apart: at every point the text so far is on screen, soon.
+    for (let at = 0; at < text.length; ) {
+      at = Math.min(text.length, at + 2048);
+      await screen.rerender({ text: text.slice(0, at) });
+      if (at % 32_768 < 2048) await expect.poll(() => md.textContent).toBe(text.slice(0, at));
+      else await nextFrame();
+    }
+    await expect.poll(() => md.textContent).toBe(text);
+    const boxes = [...md.querySelectorAll(':scope > div')];
+    expect(boxes.length).toBeGreaterThan(10);
+    expect(boxes.every((b) => b.getAttribute('data-plain') === 'text')).toBe(true);
+    expect(getComputedStyle(boxes[0]!).whiteSpace).toBe('pre-wrap');
+  });
+
+  test('a huge table is shown as its text; a small one after it as a table', async () => {
+    const rows = Array.from({ length: 2_000 }, (_, i) => `| row ${i} | ${i} |`);
+    const text = ['| a | b |', '|---|---|', ...rows, '', '| x | y |', '|---|---|', '| 1 | 2 |', ''].join('\n');
+    const screen = await render(Markdown, { text });
+    const md = screen.container.querySelector('.md')!;
+    await expect.poll(() => md.querySelectorAll('table').length).toBe(1);
+    expect(md.textContent).toContain('| row 1999 | 1999 |');
+    expect(md.querySelector('table')!.textContent).toContain('1');
+    expect(md.querySelector('div[data-plain="text"]')).not.toBeNull();
   });
 
 });

@@ -1,7 +1,7 @@
 import type { Page } from 'puppeteer-core';
 import { describe, expect, it } from 'vitest';
 import type { BrowserName } from '../harness/browsers';
-import { text } from '../harness/fake-anthropic';
+import { gate, text } from '../harness/fake-anthropic';
 import { PopupPage } from '../harness/popup';
 import { agentSession } from '../harness/session';
 
@@ -233,6 +233,70 @@ function scrollThrough(page: Page) {
   });
 }
 
+/**
+ * Replies that are one huge Markdown block (issue 31): each ends with its own marker, so the test
+ * knows when the last characters are on screen.
+ */
+const HUGE_BLOCKS: { shape: string; text: string; end: string; chunk: number }[] = [
+  // The issue's paragraph: "lorem ipsum " × 16,000, 192,000 characters, no line break.
+  { shape: 'one huge paragraph', text: `${'lorem ipsum '.repeat(16_000)}END-OF-THE-PARAGRAPH`, end: 'END-OF-THE-PARAGRAPH', chunk: 2048 },
+  // 200,000 characters on one line, with no newline at all (the open end is a partial line).
+  { shape: 'one huge line', text: `${'abcdefghi '.repeat(19_998)}END-OF-THE-LINE`.padEnd(200_000, '.'), end: 'END-OF-THE-LINE', chunk: 2048 },
+  // 1,050 lines of 1,000 characters separated by single newlines: one 1 MB paragraph.
+  {
+    shape: 'a 1 MB paragraph of 1,050 lines',
+    text: Array.from({ length: 1050 }, (_, i) => (i === 1049 ? 'END-OF-THE-LINES '.padEnd(1000, '.') : `${i} `.padEnd(1000, 'x'))).join('\n'),
+    end: 'END-OF-THE-LINES',
+    chunk: 4096,
+  },
+  {
+    shape: 'a huge table',
+    text: ['| item | value | note |', '|:-----|------:|------|', ...Array.from({ length: 6000 }, (_, i) => `| row ${i} | ${i * 7} | fine |`), '| END-OF-THE-TABLE | 0 | end |', ''].join('\n'),
+    end: 'END-OF-THE-TABLE',
+    chunk: 2048,
+  },
+  {
+    shape: 'a huge code block',
+    text: ['```ts', ...Array.from({ length: 6000 }, (_, i) => `const x${i} = f(${i}); // <b>${i}</b>`), 'END-OF-THE-CODE();', '```', ''].join('\n'),
+    end: 'END-OF-THE-CODE',
+    chunk: 2048,
+  },
+];
+
+/**
+ * Watches the popup for `end` on screen: in the last assistant message's last box (the open end)
+ * and inside the message list's viewport. Notes when (epoch ms) in window.__shownAt.
+ */
+function watchForEnd(page: Page, end: string) {
+  return page.evaluate((end) => {
+    const w = window as unknown as { __shownAt?: number };
+    delete w.__shownAt;
+    const check = () => {
+      const mds = document.querySelectorAll('[data-role^="assistant"] .md');
+      const last = mds[mds.length - 1]?.lastElementChild;
+      if (last?.textContent?.includes(end) && endRect(last, end)) w.__shownAt = Date.now();
+      else setTimeout(check, 10);
+    };
+    /** Where `end` is on screen, if it is. */
+    const endRect = (box: Element, end: string) => {
+      const log = document.querySelector('[role="log"]')!.getBoundingClientRect();
+      const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+      while (walker.nextNode()) {
+        const node = walker.currentNode as Text;
+        const at = node.data.indexOf(end);
+        if (at < 0) continue;
+        const range = document.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + end.length);
+        const rect = range.getBoundingClientRect();
+        if (rect.height > 0 && rect.bottom <= log.bottom + 1 && rect.top >= log.top - 1) return rect;
+      }
+      return undefined;
+    };
+    check();
+  }, end);
+}
+
 describe.each(browsers)('long replies and long conversations in %s', (name) => {
   const s = agentSession(name);
 
@@ -359,5 +423,68 @@ describe.each(browsers)('long replies and long conversations in %s', (name) => {
     expect(afterLast).toBeLessThan(2);
     console.log(`long reply target (${name}): no main-thread task over 100 ms while it streams — worst ${j.worst.toFixed(0)} ms ${j.worst <= 100 ? 'OK' : 'OVER'}`);
     expect(j.worst).toBeLessThan(LONG_TASK_GUARD_MS);
+  });
+
+  // Issue 31: a reply that is one Markdown block of any size shows while it streams and within 2 s
+  // of its last delta (each test starts from its own new chat: agentSession's beforeEach).
+  for (const block of HUGE_BLOCKS) {
+    it(`shows ${block.shape} (${(block.text.length / 1000).toFixed(0)} K characters) within 2 s of its last delta`, async () => {
+      s.fake.script({ ...text(block.text), chunk: block.chunk, delayMs: 5 });
+      const page = s.popup.page;
+      await watchForEnd(page, block.end);
+      const sentAt = Date.now();
+      await s.popup.send(`Write ${block.shape}`);
+      await page.waitForFunction(() => !!(window as unknown as { __shownAt?: number }).__shownAt, { timeout: 30_000, polling: 100 });
+      await s.popup.idle();
+      const shownAt = await page.evaluate(() => (window as unknown as { __shownAt: number }).__shownAt);
+      const lastDeltaAt = s.fake.requests[0]!.lastDeltaAt!;
+      const afterLast = (shownAt - lastDeltaAt) / 1000;
+      console.log(
+        `[metric] ${name}: ${block.shape}, ${(block.text.length / 1000).toFixed(0)} K characters in ${block.chunk}-character deltas: ` +
+          `on screen ${afterLast.toFixed(2)} s after the last delta (target ≤ 2 s; stream ${((lastDeltaAt - sentAt) / 1000).toFixed(1)} s)`,
+      );
+      const shown = await page.evaluate(() => [...document.querySelectorAll('[data-role^="assistant"] .md')].at(-1)!.textContent ?? '');
+      // All of it, not only its end (a table's pipes and a fence's markers may not show).
+      expect(shown.replace(/[\s|`]/g, '').length).toBeGreaterThan(block.text.replace(/[\s|`-]/g, '').length * 0.95);
+      expect(afterLast).toBeLessThan(2);
+    });
+  }
+
+  it('Stop in the middle of a huge paragraph keeps on screen the text that arrived, as stored', async () => {
+    // One paragraph of 240 lines of "lorem ipsum" (single newlines: soft breaks).
+    const paragraph = `${'lorem ipsum '.repeat(66).trim()}\n`.repeat(240);
+    const chunk = 2048;
+    // message_start, content_block_start, then 60 deltas: 122,880 characters arrive, then nothing.
+    const paused = gate();
+    const deltas = 60;
+    s.fake.script({ ...text(paragraph), chunk, delayMs: 5, pause: { afterEvents: 2 + deltas, gate: paused } }, text('Fine.'));
+    const arrived = paragraph.slice(0, deltas * chunk);
+    const page = s.popup.page;
+    await s.popup.send('Write a huge paragraph');
+    // The text shows while the reply is still open: all that arrived so far.
+    await page.waitForFunction(
+      (n) => {
+        const md = [...document.querySelectorAll('[data-role="assistant-draft"] .md')].at(-1);
+        return (md?.textContent?.length ?? 0) >= n;
+      },
+      { timeout: 30_000, polling: 100 },
+      arrived.trimEnd().length,
+    );
+    await page.$eval('button[aria-label="Stop"]', (b) => (b as HTMLButtonElement).click());
+    await s.popup.idle();
+    paused.open();
+    const norm = (t: string) => t.replace(/\s+/g, ' ').trim();
+    await page.waitForFunction(() => !!document.querySelector('[data-role="assistant"] .md'), { timeout: 10_000, polling: 100 });
+    const stopped = await page.evaluate(() => [...document.querySelectorAll('[data-role="assistant"] .md')].at(-1)!.textContent ?? '');
+    expect(norm(stopped)).toBe(norm(arrived));
+
+    // What the next request carries is what the stopped message shows.
+    await s.popup.send('Go on');
+    await s.popup.waitForAssistantText('Fine.');
+    const next = s.fake.requests.at(-1)!.body;
+    const stored = next.messages[1];
+    expect(stored.role).toBe('assistant');
+    const storedText = (typeof stored.content === 'string' ? stored.content : stored.content.map((b: { text?: string }) => b.text ?? '').join('')) as string;
+    expect(norm(storedText)).toBe(norm(stopped));
   });
 });
