@@ -144,21 +144,40 @@ describe('IncrementalMarkdown', () => {
   test('a long text opened at once renders in steps that each stop at the deadline, and ends equal', () => {
     const text = Array.from({ length: 800 }, (_, i) => document(1000 + i, 10, false)).join('\n\n');
     expect(text.length).toBeGreaterThan(200_000);
-    const md = new IncrementalMarkdown(engine);
+    // What a step does once its deadline has passed is counted in characters lexed, not in
+    // milliseconds: on a loaded machine the clock runs on while the work waits for a core (a
+    // step measured 180 ms beside a build), but the work after the deadline stays one window.
+    let deadline = Infinity;
+    let pastDeadline = 0;
+    let largest = 0;
+    const counting = { ...engine, lex: (src: string, links: Parameters<typeof lexMarkdown>[1]) => {
+      if (performance.now() >= deadline) pastDeadline += src.length;
+      largest = Math.max(largest, src.length);
+      return lexMarkdown(src, links);
+    } };
+    const md = new IncrementalMarkdown(counting);
     let steps = 0;
+    let most = 0;
     let slowest = 0;
     for (;;) {
       steps++;
+      pastDeadline = 0;
       const start = performance.now();
-      const { done } = md.update(text, start + 8);
+      deadline = start + 8;
+      const { done } = md.update(text, deadline);
       slowest = Math.max(slowest, performance.now() - start);
+      most = Math.max(most, pastDeadline);
       if (done) break;
       // Until it is done, the part shown is a prefix of the whole: never a block out of order.
       expect(md.tailHtml).toBe('');
     }
+    deadline = Infinity;
+    console.log(`[metric] ${text.length} characters opened at once: ${steps} steps, slowest ${slowest.toFixed(0)} ms, at most ${most} characters lexed past a deadline, ${largest} at once`);
     expect(steps).toBeGreaterThan(5);
-    // One step is the deadline plus one lexing window (16 KB) at most.
-    expect(slowest).toBeLessThan(100);
+    // One step is the deadline plus one lexing window (32 KB at most) past it, and no lexing is
+    // larger than the window.
+    expect(most).toBeLessThanOrEqual(32 * 1024);
+    expect(largest).toBeLessThanOrEqual(32 * 1024);
     expect(shown(md)).toBe(whole(text));
   });
 
