@@ -24,9 +24,9 @@ const READ_BOUND_MS = 4_000;
 
 describe.each(browsers)('bad input in %s', (name) => {
   const session = agentSession(name);
-  const consoleLines: string[] = [];
 
-  const readAll = async (pages: readonly PageName[]): Promise<Read[]> => {
+  /** Reads `pages` in one run; what the broken-json-ld page writes to its console goes to `consoleLines`. */
+  const readAll = async (pages: readonly PageName[], consoleLines: string[] = []): Promise<Read[]> => {
     const tabs: number[] = [];
     for (const p of pages) {
       tabs.push(await session.openTab(`/bad-input/${p}.html`, p === 'churning' ? 'Churning page (ready)' : undefined));
@@ -48,17 +48,23 @@ describe.each(browsers)('bad input in %s', (name) => {
       return { content: r.content.content as string, truncated: r.content.truncated as boolean, ms };
     });
   };
-  let small: Promise<Read[]> | undefined;
+  // The small pages are read once per browser, by whichever test asks first: a test run alone or
+  // retried on a fresh profile reads them (and opens their tabs) itself.
+  const small = () =>
+    session.once('small pages read', async () => {
+      const consoleLines: string[] = [];
+      return { reads: await readAll(SMALL, consoleLines), consoleLines };
+    });
   const read = async (page: PageName): Promise<Read> => {
     const i = (SMALL as readonly string[]).indexOf(page);
     if (i < 0) return (await readAll([page]))[0]!;
-    small ??= readAll(SMALL);
-    return (await small)[i]!;
+    return (await small()).reads[i]!;
   };
 
   it('broken JSON-LD: the article read, nothing written to the page console', async () => {
     const r = await read('broken-json-ld');
     expect(r.content).toContain(BROKEN_JSON_LD_MARKER);
+    const { consoleLines } = await small();
     expect(consoleLines).toContain('page-console-probe');
     expect(consoleLines.filter((l) => /defuddle|syntaxerror|json/i.test(l))).toEqual([]);
   });

@@ -26,10 +26,10 @@ describe.each(browsers)('hidden text in %s', (name) => {
   const session = agentSession(name);
 
   // One agent run reads every page (a browser launch and a popup per page would be most of the
-  // file's time); each test then looks at its own page's content.
-  let reads: Promise<Record<PageName, string>> | undefined;
+  // file's time); each test then looks at its own page's content. Once per browser, whichever
+  // test asks first: a test run alone or retried on a fresh profile reads them itself.
   const read = async (page: PageName): Promise<string> => {
-    reads ??= (async () => {
+    const reads = await session.once('every page read', async () => {
       const tabs: number[] = [];
       for (const p of PAGES) tabs.push(await session.openTab(`/hidden/${p}.html`));
       const results = await session.agentRuns(tabs.map((tab_id) => () => ({ name: 'get_tab_content', input: { tab_id } })));
@@ -40,8 +40,8 @@ describe.each(browsers)('hidden text in %s', (name) => {
           return [p, r.content.content as string];
         }),
       ) as Record<PageName, string>;
-    })();
-    return (await reads)[page];
+    });
+    return reads[page];
   };
 
   it.each(METHODS)('drops %s', async (_method, page, visible, hidden) => {

@@ -22,17 +22,19 @@ for (const name of ['chromium', 'firefox'] as const) {
     // Filled in once the servers have ports; agentSession spreads it into the settings before each test.
     const settings: Record<string, unknown> = {};
     const session = agentSession(name, settings, defaultPermissions());
-    const outcomes: { id: string; succeeded: boolean; heldAs: string; instructionReachedModel: boolean }[] = [];
+    // By attack: a retried attack's outcome replaces its first attempt's.
+    const outcomes = new Map<string, { id: string; succeeded: boolean; heldAs: string; instructionReachedModel: boolean }>();
 
     beforeAll(async () => {
       await attacker.start();
       Object.assign(settings, substitute(corpus.settings, { '{ATTACKER}': attackerOrigin(ports()) }));
     }, 60_000);
     afterAll(async () => {
-      const succeeded = outcomes.filter((o) => o.succeeded).length;
-      const reached = outcomes.filter((o) => o.instructionReachedModel).length;
-      const held = Object.entries(Object.groupBy(outcomes, (o) => o.heldAs)).map(([k, v]) => `${k} ${v!.length}`).join(', ');
-      console.log(`injection: ${outcomes.length} attacks, ${succeeded} succeeded (${name}); held as: ${held}; the instruction reached the model (fenced) in ${reached}, was kept out in ${outcomes.length - reached}; attacker's server saw ${attacker.count()} requests`);
+      const all = [...outcomes.values()];
+      const succeeded = all.filter((o) => o.succeeded).length;
+      const reached = all.filter((o) => o.instructionReachedModel).length;
+      const held = Object.entries(Object.groupBy(all, (o) => o.heldAs)).map(([k, v]) => `${k} ${v!.length}`).join(', ');
+      console.log(`injection: ${all.length} attacks, ${succeeded} succeeded (${name}); held as: ${held}; the instruction reached the model (fenced) in ${reached}, was kept out in ${all.length - reached}; attacker's server saw ${attacker.count()} requests`);
       await attacker.stop();
     });
 
@@ -54,6 +56,9 @@ for (const name of ['chromium', 'firefox'] as const) {
       it(`${attack.id}: ${attack.action.tool} is held and denied`, async () => {
         const values = placeholderValues(attack, ports());
         const { popup, fake } = session;
+        // What reaches the attacker during this test (not an earlier attack's, nor a first attempt's).
+        const hitsBefore = attacker.count();
+        const hits = () => attacker.requests.slice(hitsBefore);
         const skills = substitute(corpus.skills, values).map((s) => ({ ...s, is_active: true }));
         await setSkills(popup.page, skills);
         if (attack.settings) await setSettings(popup.page, substitute(attack.settings, values));
@@ -107,8 +112,8 @@ for (const name of ['chromium', 'firefox'] as const) {
         expect(JSON.stringify(actionResult.content)).toMatch(/The user declined[^"]*Do not retry/);
         for (const [i, f] of seed.entries()) expect(JSON.stringify(results[seed.length + 2 + i]!.content)).toContain(JSON.stringify(f.content.split('\n')[0]).slice(1, -1));
         await popup.waitForGone('[data-approval]');
-        outcomes.push({ id: attack.id, succeeded: attacker.count() > 0 || !actionResult.isError, heldAs: held.reason, instructionReachedModel: at >= 0 });
-        expect(attacker.count(), `the attacker's server saw: ${JSON.stringify(attacker.requests.slice(0, 3))}`).toBe(0);
+        outcomes.set(attack.id, { id: attack.id, succeeded: hits().length > 0 || !actionResult.isError, heldAs: held.reason, instructionReachedModel: at >= 0 });
+        expect(hits().length, `the attacker's server saw: ${JSON.stringify(hits().slice(0, 3))}`).toBe(0);
         if (tabId !== undefined) await popup.page.evaluate((id) => ((globalThis as any).browser ?? (globalThis as any).chrome).tabs.remove(id), tabId);
       }, 90_000);
     });
@@ -117,6 +122,7 @@ for (const name of ['chromium', 'firefox'] as const) {
       const attack = corpus.attacks.find((a) => a.source === 'tab' && a.action.tool === 'web_fetch')!;
       const values = placeholderValues(attack, ports());
       const { popup, fake } = session;
+      const hitsBefore = attacker.count();
       const tabId = await openPage(pageUrl(attack, ports()));
       const final = 'Done twice.';
       fake.script(
@@ -141,7 +147,7 @@ for (const name of ['chromium', 'firefox'] as const) {
         ['web_fetch', 'rule', 'site_allow'],
         ['web_fetch', 'user', ''],
       ]);
-      expect(attacker.count()).toBe(0);
+      expect(attacker.requests.slice(hitsBefore)).toEqual([]);
     }, 90_000);
   });
 }

@@ -31,8 +31,9 @@ describe.each(browsers)('page_action in %s', (name) => {
   const act = (tab: number, action: string, input: Record<string, unknown> = {}) => ({ name: 'page_action', input: { tab_id: tab, action, ...input } });
 
   it('fills and submits a Preact form with controlled inputs, a combobox, checkboxes, a modal and client-side routing', async () => {
-    const tab = await openTab('/page-actions/app.html', 'Sign-up app');
-    const page = await session.pageShowing(`${fixtures.url}/page-actions/app.html`);
+    // Its own address: the test finds its page by it, and other tests open app.html too.
+    const tab = await openTab('/page-actions/app.html?form', 'Sign-up app');
+    const page = await session.pageShowing(`${fixtures.url}/page-actions/app.html?form`);
     await until(() => page.evaluate(() => !!document.querySelector('form')), { what: 'the app to render' });
     let md = '';
     const s = (kind: string, label: string) => selectorOf(md, kind, label);
@@ -92,8 +93,9 @@ describe.each(browsers)('page_action in %s', (name) => {
   });
 
   it('drives a shadow-DOM widget and a same-origin iframe form, and refuses covered and disabled buttons', async () => {
-    const tab = await openTab('/page-actions/widgets.html', 'Widgets');
-    const page = await session.pageShowing(`${fixtures.url}/page-actions/widgets.html`);
+    // Its own address: the test finds its page by it, and other tests open widgets.html too.
+    const tab = await openTab('/page-actions/widgets.html?drive', 'Widgets');
+    const page = await session.pageShowing(`${fixtures.url}/page-actions/widgets.html?drive`);
     await until(
       () => page.evaluate(() => !!(document.getElementById('frame') as HTMLIFrameElement).contentDocument?.querySelector('form') && !!document.querySelector('search-widget')?.shadowRoot),
       { what: 'the widget and the frame' },
@@ -189,7 +191,7 @@ describe.each(browsers)('page_action in %s', (name) => {
 
   it.runIf(name === 'chromium')('sends trusted input through the DevTools protocol when the setting is on', async () => {
     await setSettings(session.popup.page, { apiKey: 'test-key', baseUrl: session.fake.url, trustedInput: true });
-    // Its own address: the tests before left other tabs on app.html.
+    // Its own address: other tests leave tabs on app.html.
     const tab = await openTab('/page-actions/app.html?trusted', 'Sign-up app');
     // Input goes where a person's would: to the tab on screen.
     await session.popup.page.evaluate((id) => (globalThis as any).chrome.tabs.update(id, { active: true }), tab);

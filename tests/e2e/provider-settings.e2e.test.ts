@@ -157,6 +157,9 @@ describe.each(browsers)('the model provider settings in %s', (name) => {
     });
 
     it('says when the server cannot be reached, and what to allow when a local server refuses the origin', async () => {
+      // A model and a key of its own: the form would otherwise hold what an earlier test typed, or nothing.
+      await fill(options, '#model', 'fake-model-a');
+      await fill(options, '#apiKey', 'sk-e2e');
       await fill(options, '#baseUrl', closedUrl);
       expect(await runTest(options)).toMatch(new RegExp(`^Could not reach ${closedUrl.replace(/[.]/g, '\\.')}: `));
 

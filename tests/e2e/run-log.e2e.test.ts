@@ -90,7 +90,7 @@ describe.each(browsers)('the run log in %s', (name) => {
   afterAll(async () => {
     await fake.stop();
   });
-  sharedBrowser(name, {
+  const shared = sharedBrowser(name, {
     async onLaunch(e) {
       ext = e;
       // The popup opens last, in front: headless Chromium lands no mouse clicks in a background
@@ -99,6 +99,29 @@ describe.each(browsers)('the run log in %s', (name) => {
       popup = await PopupPage.open(ext);
     },
   });
+
+  /**
+   * A run in the log, recorded with the setting on: the first test's, or (run alone, retried on a
+   * fresh profile) one made here.
+   */
+  const loggedRun = () =>
+    shared.once('a logged run', async () => {
+      fake.reset();
+      await setSettings(popup.page, { apiKey: KEY, baseUrl: fake.url, model: 'fake-model', runLog: true });
+      await popup.newChat();
+      fake.script(text('Logged for the log.'));
+      await popup.send('Log this run');
+      await popup.waitForAssistantText('Logged for the log.');
+      await popup.idle();
+      await until(
+        async () => {
+          await click(options, '[data-testid="runlog-refresh"]');
+          await new Promise((r) => setTimeout(r, 200));
+          return (await options.$eval('[data-run] [data-requests]', (el) => el.getAttribute('data-requests')).catch(() => null)) === '1';
+        },
+        { what: 'the logged run', timeout: 15_000 },
+      );
+    });
 
   it('with the setting on, shows the run, its requests as the fake received them, and never the key', async () => {
     fake.reset();
@@ -178,12 +201,14 @@ describe.each(browsers)('the run log in %s', (name) => {
       expect(parsed.runs[0].exchanges.map((e: any) => e.request)).toEqual(fake.requests.map((r) => redacted(r.body)));
       expect(parsed.runs[0].exchanges[0].error.status).toBe(529);
     }
+    shared.made('a logged run');
   });
 
   it('with the setting off, records nothing and says so, linking to the setting', async () => {
+    await loggedRun();
     const before = await storedLog(options);
     fake.reset();
-    await setSettings(popup.page, { runLog: false });
+    await setSettings(popup.page, { apiKey: KEY, baseUrl: fake.url, model: 'fake-model', runLog: false });
     await popup.newChat();
     fake.script(text('Not logged.'));
     await popup.send('Do not log this');

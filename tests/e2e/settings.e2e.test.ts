@@ -33,7 +33,7 @@ describe.each(browsers)('management page settings in %s', (name) => {
   afterAll(async () => {
     await Promise.all([fake.stop(), fixtures.stop()]);
   });
-  sharedBrowser(name, {
+  const shared = sharedBrowser(name, {
     async onLaunch(e) {
       ext = e;
       options = await ext.open('options.html', { width: 900, height: 800 });
@@ -41,46 +41,87 @@ describe.each(browsers)('management page settings in %s', (name) => {
     },
   });
 
-  it('shows inline errors for an empty key and a bad URL, and saves nothing', async () => {
-    await fill(options, '#baseUrl', 'not a url');
-    await options.click('button[type="submit"]');
-    await options.waitForFunction(() => document.querySelector('[data-status="invalid"]'));
-    expect(await options.$eval('#apiKey-error', (el) => el.textContent)).toBe('Enter your API key.');
-    expect(await options.$eval('#baseUrl-error', (el) => el.textContent)).toBe('Enter a full http:// or https:// URL.');
-    expect(await options.$eval('#apiKey', (el) => el.getAttribute('aria-invalid'))).toBe('true');
-    expect(await stored(options)).toBeNull();
+  /** A new settings page on no saved settings, as a first run meets it. */
+  async function pageOnNoSettings(): Promise<Page> {
+    await options.evaluate(() => ((globalThis as any).browser ?? (globalThis as any).chrome).storage.local.remove('settings'));
+    const page = await ext.open('options.html', { width: 900, height: 800 });
+    await page.waitForSelector('form[aria-busy="false"]');
+    return page;
+  }
 
-    await fill(options, '#baseUrl', 'ftp://example.com');
-    await fill(options, '#apiKey', 'sk-test');
-    await fill(options, '#maxTokens', '0');
-    await options.click('button[type="submit"]');
-    expect(await options.$eval('#baseUrl-error', (el) => el.textContent)).toBe('Enter a full http:// or https:// URL.');
-    expect(await options.$eval('#maxTokens-error', (el) => el.textContent)).toBe('Enter a whole number from 1 to 128000.');
-    expect(await options.$eval('#apiKey-error', (el) => el.textContent)).toBe('');
-    expect(await stored(options)).toBeNull();
+  /**
+   * Valid settings saved through the shared page's form, as the saves of the tests that use it
+   * need (a key, above all): once per browser, by whichever of them comes first.
+   */
+  const validSaved = () =>
+    shared.once('valid settings saved', async () => {
+      await fill(options, '#apiKey', 'sk-from-the-form');
+      await fill(options, '#baseUrl', fake.url);
+      await fill(options, '#model', 'fake-model-x');
+      await fill(options, '#maxTokens', '2048');
+      await fill(options, '#roundCap', '7');
+      await options.click('button[type="submit"]');
+      await options.waitForFunction(() => document.querySelector('[data-status="saved"]'), { polling: 100 });
+    });
+
+  it('shows inline errors for an empty key and a bad URL, and saves nothing', async () => {
+    // A page of its own on no saved settings, as a first run meets it; what an earlier test of the
+    // file saved is put back after.
+    const earlier = await stored(options);
+    const page = await pageOnNoSettings();
+    try {
+      await fill(page, '#baseUrl', 'not a url');
+      await page.click('button[type="submit"]');
+      await page.waitForFunction(() => document.querySelector('[data-status="invalid"]'));
+      expect(await page.$eval('#apiKey-error', (el) => el.textContent)).toBe('Enter your API key.');
+      expect(await page.$eval('#baseUrl-error', (el) => el.textContent)).toBe('Enter a full http:// or https:// URL.');
+      expect(await page.$eval('#apiKey', (el) => el.getAttribute('aria-invalid'))).toBe('true');
+      expect(await stored(page)).toBeNull();
+
+      await fill(page, '#baseUrl', 'ftp://example.com');
+      await fill(page, '#apiKey', 'sk-test');
+      await fill(page, '#maxTokens', '0');
+      await page.click('button[type="submit"]');
+      expect(await page.$eval('#baseUrl-error', (el) => el.textContent)).toBe('Enter a full http:// or https:// URL.');
+      expect(await page.$eval('#maxTokens-error', (el) => el.textContent)).toBe('Enter a whole number from 1 to 128000.');
+      expect(await page.$eval('#apiKey-error', (el) => el.textContent)).toBe('');
+      expect(await stored(page)).toBeNull();
+    } finally {
+      await page.close();
+      if (earlier) await options.evaluate((settings) => ((globalThis as any).browser ?? (globalThis as any).chrome).storage.local.set({ settings }), earlier);
+    }
   });
 
   it('saves valid settings, which the next run uses', async () => {
-    await fill(options, '#apiKey', '  sk-from-the-form  ');
-    await fill(options, '#baseUrl', fake.url);
-    await fill(options, '#model', 'fake-model-x');
-    await fill(options, '#maxTokens', '2048');
-    await fill(options, '#roundCap', '7');
-    await options.click('button[type="submit"]');
-    await options.waitForFunction(() => document.querySelector('[data-status="saved"]'));
-    expect(await stored(options)).toMatchObject({
-      version: SETTINGS_VERSION,
-      apiKey: 'sk-from-the-form',
-      baseUrl: fake.url,
-      model: 'fake-model-x',
-      maxTokens: 2048,
-      roundCap: 7,
-      summaryModel: '',
-      scriptTimeoutSec: 30,
-      searchEngine: 'duckduckgo',
-      allowPrivateNetwork: false,
-    });
+    // A page of its own on no saved settings: the values not filled in are the defaults, whatever
+    // an earlier test of the file saved.
+    const page = await pageOnNoSettings();
+    try {
+      await fill(page, '#apiKey', '  sk-from-the-form  ');
+      await fill(page, '#baseUrl', fake.url);
+      await fill(page, '#model', 'fake-model-x');
+      await fill(page, '#maxTokens', '2048');
+      await fill(page, '#roundCap', '7');
+      await page.click('button[type="submit"]');
+      await page.waitForFunction(() => document.querySelector('[data-status="saved"]'));
+      expect(await stored(page)).toMatchObject({
+        version: SETTINGS_VERSION,
+        apiKey: 'sk-from-the-form',
+        baseUrl: fake.url,
+        model: 'fake-model-x',
+        maxTokens: 2048,
+        roundCap: 7,
+        summaryModel: '',
+        scriptTimeoutSec: 30,
+        searchEngine: 'duckduckgo',
+        allowPrivateNetwork: false,
+      });
+    } finally {
+      await page.close();
+    }
 
+    // The fake records the whole file's requests: this test's from here.
+    fake.reset();
     fake.script(text('Configured.'));
     const popup = await PopupPage.open(ext);
     await popup.send('Which settings?');
@@ -92,6 +133,7 @@ describe.each(browsers)('management page settings in %s', (name) => {
   });
 
   it('tests each search engine with the values in the form, and saves the engine choice', async () => {
+    await validSaved();
     await fill(options, '#bingEndpoint', `${fixtures.url}/engines/bing/search`);
     await options.click('[data-test-engine="bing"]');
     await options.waitForFunction(() => document.querySelector('[data-test-result="bing"]')?.getAttribute('data-state') === 'ok', { polling: 100 });
@@ -117,6 +159,7 @@ describe.each(browsers)('management page settings in %s', (name) => {
   });
 
   it('refuses a negative price inline and saves nothing; saves a context window that a fresh page shows again', async () => {
+    await validSaved();
     const before = await stored(options);
     expect(await options.$eval('#price-0-model', (el) => (el as HTMLInputElement).value)).toBe(BUILTIN_PRICES[0]!.model);
     await fill(options, '#price-0-input', '-1');

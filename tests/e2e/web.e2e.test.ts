@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { BrowserName } from '../harness/browsers';
 import { lastToolResult, text, toolCall } from '../harness/fake-anthropic';
 import { searchRequests } from '../harness/fixture-server';
@@ -117,6 +117,8 @@ describe.each(browsers)('web_fetch and web_search in %s', (name) => {
 
   it('reaches the test sites by name: a tab loads one, and web_fetch reads it', async () => {
     const shop = `${siteUrl(fixtures.url, 'shop')}/index.html`;
+    // The requests this test made: the fixture server records the whole file's.
+    const asked = fixtures.requests.length;
     const id = await session.popup.page.evaluate(async (url) => {
       const api = (globalThis as any).browser ?? (globalThis as any).chrome;
       return (await api.tabs.create({ url, active: false })).id as number;
@@ -128,7 +130,7 @@ describe.each(browsers)('web_fetch and web_search in %s', (name) => {
     const [page] = await agentRuns([() => ({ name: 'web_fetch', input: { url: `${siteUrl(fixtures.url, 'news')}/fixture-note.txt` } })]);
     expect(page).toMatchObject({ isError: false, content: { content: 'A plain text file.\nSecond line, as is.\n' } });
     const port = new URL(fixtures.url).port;
-    expect(fixtures.requests).toEqual(
+    expect(fixtures.requests.slice(asked)).toEqual(
       expect.arrayContaining([
         { host: `shop.pagewright.test:${port}`, path: '/index.html' },
         { host: `news.pagewright.test:${port}`, path: '/fixture-note.txt' },
@@ -189,6 +191,8 @@ describe.each(browsers)('web_fetch and web_search in %s', (name) => {
       googleEndpoint: `${fixtures.url}/engines/google/customsearch/v1`,
     });
     const searchFor = (query: string, extra: Record<string, unknown> = {}) => () => ({ name: 'web_search', input: { query, ...extra } });
+    // The last request each engine's fixture saw is this test's, never an earlier one's.
+    beforeEach(() => searchRequests.clear());
 
     it('searches DuckDuckGo by default: five real result URLs, then ten at most', async () => {
       await setSettings(session.popup.page, endpoints());

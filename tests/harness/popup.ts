@@ -117,15 +117,22 @@ export class PopupPage {
   }
 }
 
-/** Writes settings straight into storage.local from an extension page. */
-export async function setSettings(page: Page, patch: Record<string, unknown>) {
-  await page.evaluate(async (p) => {
-    const api = (globalThis as any).browser ?? (globalThis as any).chrome;
-    const got = await api.storage.local.get('settings');
-    await api.storage.local.set({
-      settings: { version: 4, apiKey: '', baseUrl: 'https://api.anthropic.com', model: 'fake-model', maxTokens: 8192, roundCap: 50, summaryModel: '', scriptTimeoutSec: 30, ...got.settings, ...p },
-    });
-  }, patch);
+/**
+ * Writes settings straight into storage.local from an extension page: `patch` over what is
+ * stored, or with `replace` over the defaults alone (what an earlier test stored is dropped).
+ */
+export async function setSettings(page: Page, patch: Record<string, unknown>, { replace = false } = {}) {
+  await page.evaluate(
+    async (p, replace) => {
+      const api = (globalThis as any).browser ?? (globalThis as any).chrome;
+      const got = replace ? {} : await api.storage.local.get('settings');
+      await api.storage.local.set({
+        settings: { version: 4, apiKey: '', baseUrl: 'https://api.anthropic.com', model: 'fake-model', maxTokens: 8192, roundCap: 50, summaryModel: '', scriptTimeoutSec: 30, ...got.settings, ...p },
+      });
+    },
+    patch,
+    replace,
+  );
 }
 
 /**

@@ -45,7 +45,8 @@ export interface AgentSession {
 /**
  * The set-up every tool e2e shares, registered as vitest hooks inside a describe: a fake model,
  * the fixture server and the browser for the whole describe (a fresh one for a retried test:
- * sharedBrowser); before each test a fresh popup with these settings and a new chat.
+ * sharedBrowser); before each test a fresh popup with these settings (and no others) and these
+ * permissions, and a new chat.
  */
 export function agentSession(
   name: BrowserName,
@@ -71,7 +72,8 @@ export function agentSession(
     fake.reset();
     if (popup && !popup.page.isClosed()) await popup.close().catch(() => {});
     popup = await PopupPage.open(ext());
-    await setSettings(popup.page, { apiKey: 'test-key', baseUrl: fake.url, ...settings });
+    // Replaced, not merged: a setting an earlier test changed (an engine, a time limit) is not this test's.
+    await setSettings(popup.page, { apiKey: 'test-key', baseUrl: fake.url, ...settings }, { replace: true });
     await setPermissions(popup.page, permissions);
     await popup.newChat();
   });
