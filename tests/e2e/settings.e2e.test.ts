@@ -53,13 +53,17 @@ describe.each(browsers)('management page settings in %s', (name) => {
    * Valid settings saved through the shared page's form, as the saves of the tests that use it
    * need (a key, above all): once per browser, by whichever of them comes first.
    */
+  async function fillValid(page: Page, key: string) {
+    await fill(page, '#apiKey', key);
+    await fill(page, '#baseUrl', fake.url);
+    await fill(page, '#model', 'fake-model-x');
+    await fill(page, '#maxTokens', '2048');
+    await fill(page, '#roundCap', '7');
+  }
+
   const validSaved = () =>
     shared.once('valid settings saved', async () => {
-      await fill(options, '#apiKey', 'sk-from-the-form');
-      await fill(options, '#baseUrl', fake.url);
-      await fill(options, '#model', 'fake-model-x');
-      await fill(options, '#maxTokens', '2048');
-      await fill(options, '#roundCap', '7');
+      await fillValid(options, 'sk-from-the-form');
       await options.click('button[type="submit"]');
       await options.waitForFunction(() => document.querySelector('[data-status="saved"]'), { polling: 100 });
     });
@@ -97,11 +101,7 @@ describe.each(browsers)('management page settings in %s', (name) => {
     // an earlier test of the file saved.
     const page = await pageOnNoSettings();
     try {
-      await fill(page, '#apiKey', '  sk-from-the-form  ');
-      await fill(page, '#baseUrl', fake.url);
-      await fill(page, '#model', 'fake-model-x');
-      await fill(page, '#maxTokens', '2048');
-      await fill(page, '#roundCap', '7');
+      await fillValid(page, '  sk-from-the-form  ');
       await page.click('button[type="submit"]');
       await page.waitForFunction(() => document.querySelector('[data-status="saved"]'));
       expect(await stored(page)).toMatchObject({
